@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages poolshim needs, only those that are missing.
+# Usage: scripts/deps.sh [build] [test] [bench] [torch]   (default: build test)
+# Runs `apt-get update` at most once per call, and only when something is missing.
+set -euo pipefail
+
+groups=("$@")
+[ ${#groups[@]} -gt 0 ] || groups=(build test)
+
+pkgs=()
+for g in "${groups[@]}"; do
+  case "$g" in
+    build) pkgs+=(cmake g++ make pkg-config libpthreadpool-dev libcpuinfo-dev libarchive-dev) ;;
+    test)  pkgs+=(libgtest-dev python3-dev python3) ;;
+    bench) pkgs+=(libbenchmark-dev gnuplot-nox) ;;
+    torch) pkgs+=(python3-torch) ;;
+    *) echo "deps.sh: unknown group '$g' (build, test, bench, torch)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "deps.sh: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q >/dev/null
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null

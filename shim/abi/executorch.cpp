@@ -1,0 +1,237 @@
+// The ExecuTorch surface's behaviour. Rules (DESIGN.md section 5):
+// - get_threadpool() returns the shim's own object; members called on it run on the one pool.
+// - Members called on any other object (a private ThreadPool a legacy module built itself) go to
+//   the caller module's own code: the shim never reads or writes an object it did not create.
+// - Nothing reachable from a nested call waits on a lock: run() on the shared object takes none
+//   (core::run goes inline inside a task) and get_thread_count() reads an atomic.
+#include "abi/executorch.h"
+
+#include <pthread.h>
+
+#include <atomic>
+
+
+#include "abi/executorch_forward.h"
+#include "core/grants.h"
+#include "core/pool.h"
+#include "diag/caller.h"
+#include "diag/log.h"
+#include "diag/options.h"
+#if __has_include("elf/module_query.h")
+#include "elf/module_query.h"
+#define POOLSHIM_HAVE_ELF_QUERY 1
+#endif
+#if __has_include("abi/pthreadpool_handle.h")
+#include "abi/pthreadpool_handle.h"
+#define POOLSHIM_HAVE_PTP_HANDLE 1
+#endif
+
+namespace poolshim::abi {
+namespace {
+
+// The object handed out by get_threadpool(). Zero-filled and larger than any ExecuTorch
+// ThreadPool layout: legacy code inlined into a module that peeks at the fields (a std::mutex
+// first, then a unique_ptr) sees an unlocked mutex and null pointers, never garbage.
+alignas(64) unsigned char g_shared_object[256];
+
+// The executorch component's grant (threads its calls may use). Written by negotiate() and
+// _unsafe_reset_threadpool (release), read by every run/get_thread_count (acquire). 0 = not yet.
+std::atomic<size_t> g_grant{0};
+pthread_once_t g_negotiate_once = PTHREAD_ONCE_INIT;
+
+// Set while get_pthreadpool() is forwarded to a module's own definition: that module's nested
+// call to get_threadpool() must get its own pool back (see et_get_pthreadpool).
+thread_local const void* t_forwarding_base = nullptr;
+
+constexpr const char* kComponent = "executorch";
+
+void negotiate() {
+  size_t expected = 0;
+  size_t grant = core::request_threads(kComponent, 0);  // legacy pools size to the whole machine
+  g_grant.compare_exchange_strong(expected, grant, std::memory_order_release);
+}
+
+size_t grant() {
+  pthread_once(&g_negotiate_once, negotiate);
+  return g_grant.load(std::memory_order_acquire);
+}
+
+bool is_ours(const void* self) { return self == g_shared_object; }
+
+bool disabled() { return (diag::options().disabled & diag::kSurfaceExecutorch) != 0; }
+
+template <typename Fn>
+Fn own(EtSym sym, const void* ret) {
+  return reinterpret_cast<Fn>(own_definition(sym, ret));
+}
+
+// Foreign object with no definition in the caller's module (cannot happen for a module that
+// built the object itself): the object is unknown, so it is neither read nor written.
+void warn_no_definition(EtSym sym, const void* ret) {
+  POOLSHIM_LOG(warn, "%s called on an object poolshim did not create, from %s, which has no "
+               "definition of its own; running on the shared pool", et_symbol(sym).demangled,
+               diag::caller_module(ret));
+}
+
+struct IndexTask {
+  void (*call)(const void* fn, size_t i);
+  const void* fn;
+};
+
+// Every ExecuTorch task runs with NoThreadPoolGuard enabled, as the legacy run() does, so legacy
+// code inside a task that checks the guard runs its nested work serially.
+void index_task(void* ctx, size_t /*thread_index*/, size_t i) {
+  auto* t = static_cast<IndexTask*>(ctx);
+  bool prev = poolshim_et_guard_flag;
+  poolshim_et_guard_flag = true;
+  t->call(t->fn, i);
+  poolshim_et_guard_flag = prev;
+}
+
+void run_on_pool(IndexTask task, size_t range) {
+  if (poolshim_et_guard_flag) {  // inside a guard: serial on the caller, as the legacy code does
+    for (size_t i = 0; i < range; ++i) task.call(task.fn, i);
+    return;
+  }
+  core::run(range, index_task, &task, grant());
+}
+
+}  // namespace
+
+void* et_get_threadpool(EtSym sym, const void* ret) {
+  if (disabled() || (t_forwarding_base != nullptr && diag::caller_base(ret) == t_forwarding_base)) {
+    if (auto f = own<void* (*)()>(sym, ret)) return f();
+  }
+  size_t g = grant();
+  diag::log_first_call(static_cast<unsigned>(sym) + 1000u, ret,
+                       sym == EtSym::torch_get_threadpool ? "executorch (torch:: namespace) get_threadpool()"
+                                                          : "executorch get_threadpool()",
+                       "shared pool (%zu threads)", core::width(g));
+  return g_shared_object;
+}
+
+void* et_get_pthreadpool(EtSym sym, const void* ret) {
+  if (poolshim_et_guard_flag) return nullptr;  // legacy contract: no pool inside a guard
+  bool reach = !disabled();
+#if defined(POOLSHIM_HAVE_ELF_QUERY)
+  reach = reach && elf::pthreadpool_calls_reach_shim(ret);
+#endif
+#if !defined(POOLSHIM_HAVE_PTP_HANDLE)
+  reach = false;
+#else
+  if (reach) {
+    diag::log_first_call(static_cast<unsigned>(sym) + 1000u, ret, "executorch get_pthreadpool()",
+                         "shared pool handle (%zu threads)", core::width(grant()));
+    return executorch_pthreadpool();
+  }
+#endif
+  // The module's pthreadpool calls do not reach the shim (a private, hidden copy): a shim handle
+  // would be misread by that copy. Give the module its original behaviour: its own
+  // get_pthreadpool(), whose internal get_threadpool() call we route back to its own pool.
+  auto f = own<void* (*)()>(sym, ret);
+  if (f == nullptr) return nullptr;  // no own definition: NULL means "run serially" to pthreadpool
+  if (!disabled()) {
+    diag::log_first_call(static_cast<unsigned>(sym) + 2000u, ret, "executorch get_pthreadpool()",
+                         "%s", "its own private pool (its pthreadpool calls do not reach poolshim)");
+  }
+  const void* prev = t_forwarding_base;
+  t_forwarding_base = diag::caller_base(ret);
+  void* result = f();
+  t_forwarding_base = prev;
+  return result;
+}
+
+void et_run_fnref(EtSym sym, const void* ret, void* self, FunctionRefIndex fn, size_t range) {
+  if (!is_ours(self)) {
+    if (auto f = own<void (*)(void*, FunctionRefIndex, size_t)>(sym, ret)) return f(self, fn, range);
+    warn_no_definition(sym, ret);
+  }
+  IndexTask task{[](const void* p, size_t i) {
+                   auto* r = static_cast<const FunctionRefIndex*>(p);
+                   r->callback(r->callable, i);
+                 },
+                 &fn};
+  run_on_pool(task, range);
+}
+
+void et_run_stdfn(EtSym sym, const void* ret, void* self, const StdFunctionIndex& fn, size_t range) {
+  if (!is_ours(self)) {
+    if (auto f = own<void (*)(void*, const StdFunctionIndex&, size_t)>(sym, ret)) return f(self, fn, range);
+    warn_no_definition(sym, ret);
+  }
+  IndexTask task{[](const void* p, size_t i) { (*static_cast<const StdFunctionIndex*>(p))(i); }, &fn};
+  run_on_pool(task, range);
+}
+
+size_t et_get_thread_count(EtSym sym, const void* ret, const void* self) {
+  if (!is_ours(self)) {
+    if (auto f = own<size_t (*)(const void*)>(sym, ret)) return f(self);
+    warn_no_definition(sym, ret);
+  }
+  return core::width(grant());
+}
+
+bool et_reset_threadpool(EtSym sym, const void* ret, void* self, uint32_t threads) {
+  if (!is_ours(self)) {
+    if (auto f = own<bool (*)(void*, uint32_t)>(sym, ret)) return f(self, threads);
+    warn_no_definition(sym, ret);
+    return false;
+  }
+  // The shared pool is never destroyed under its other users: a reset is this component's new
+  // size request, applied between calls.
+  if (threads == 0) return true;
+  grant();  // make sure the initial negotiation cannot overwrite this request later
+  size_t g = core::request_threads(kComponent, threads);
+  g_grant.store(g, std::memory_order_release);
+  POOLSHIM_LOG(info, "executorch _unsafe_reset_threadpool(%u) from %s -> request %u, granted %zu",
+               threads, diag::caller_module(ret), threads, g);
+  return true;
+}
+
+void et_destroy_threadpool(EtSym sym, const void* ret, void* self) {
+  if (!is_ours(self)) {
+    if (auto f = own<void (*)(void*)>(sym, ret)) return f(self);
+    warn_no_definition(sym, ret);
+    return;
+  }
+  POOLSHIM_LOG(info, "executorch _unsafe_destroy_threadpool() from %s ignored: the shared pool "
+               "is never destroyed under its other users", diag::caller_module(ret));
+}
+
+bool et_parallel_for(int64_t begin, int64_t end, int64_t grain, FunctionRefRange fn) {
+  if (begin < 0 || end < 0 || end < begin || grain <= 0) {
+    POOLSHIM_LOG(warn, "parallel_for(%lld, %lld, grain %lld): invalid range, nothing run",
+                 static_cast<long long>(begin), static_cast<long long>(end),
+                 static_cast<long long>(grain));
+    return false;
+  }
+  if (begin == end) return true;
+  if (poolshim_et_guard_flag) {
+    fn.callback(fn.callable, begin, end);
+    return true;
+  }
+  // Same chunking as ExecuTorch: one chunk per thread, no chunk smaller than the grain.
+  int64_t span = end - begin;
+  int64_t threads = static_cast<int64_t>(core::width(grant()));
+  int64_t chunk = (span + threads - 1) / threads;
+  if (chunk < grain) chunk = grain;
+  int64_t tasks = (span + chunk - 1) / chunk;
+
+  struct Chunks {
+    FunctionRefRange fn;
+    int64_t begin, end, chunk;
+  } ctx{fn, begin, end, chunk};
+  IndexTask task{[](const void* p, size_t id) {
+                   auto* c = static_cast<const Chunks*>(p);
+                   poolshim_et_thread_num = static_cast<int64_t>(id);
+                   int64_t lo = c->begin + static_cast<int64_t>(id) * c->chunk;
+                   if (lo >= c->end) return;
+                   int64_t hi = lo + c->chunk < c->end ? lo + c->chunk : c->end;
+                   c->fn.callback(c->fn.callable, lo, hi);
+                 },
+                 &ctx};
+  run_on_pool(task, static_cast<size_t>(tasks));
+  return true;
+}
+
+}  // namespace poolshim::abi

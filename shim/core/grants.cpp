@@ -1,0 +1,125 @@
+// Size negotiation (see grants.h). Not on any hot path: a mutex and a small table suffice.
+#include "core/grants.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include <vector>
+
+#include "budget/budget.h"
+#include "core/pool.h"
+#include "diag/log.h"
+
+namespace poolshim::core {
+namespace {
+
+struct Request {
+  size_t id;          // 0 for named components
+  char name[64];      // "" for anonymous handles
+  size_t threads;     // as asked; 0 = whole budget
+};
+
+pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
+// Leaked on purpose: requests may be made from static destructors after this TU's would run.
+std::vector<Request>& requests() {
+  static auto* r = new std::vector<Request>();
+  return *r;
+}
+size_t g_next_id = 1;
+
+// Under g_mutex: the pool follows the largest grant (the budget when nobody asked).
+void resize_pool_locked() {
+  size_t budget = budget::current().threads;
+  size_t want = 0;
+  for (const Request& r : requests()) {
+    size_t g = grant_for(r.threads);
+    if (g > want) want = g;
+  }
+  request_size(want == 0 || want > budget ? budget : want);
+}
+
+}  // namespace
+
+size_t grant_for(size_t threads) {
+  size_t budget = budget::current().threads;
+  if (threads == 0 || threads > budget) return budget;
+  return threads;
+}
+
+size_t request_threads(const char* component, size_t threads) {
+  const char* name = component ? component : "default";
+  pthread_mutex_lock(&g_mutex);
+  Request* found = nullptr;
+  for (Request& r : requests())
+    if (r.id == 0 && strncmp(r.name, name, sizeof r.name - 1) == 0) found = &r;
+  if (found == nullptr) {
+    Request r{};
+    strncpy(r.name, name, sizeof r.name - 1);
+    requests().push_back(r);
+    found = &requests().back();
+  }
+  found->threads = threads;
+  size_t grant = grant_for(threads);
+  resize_pool_locked();
+  pthread_mutex_unlock(&g_mutex);
+  POOLSHIM_LOG(info, "component '%s' asked for %zu threads -> granted %zu (budget %zu)", name,
+               threads, grant, budget::current().threads);
+  return grant;
+}
+
+void release_threads(const char* component) {
+  const char* name = component ? component : "default";
+  pthread_mutex_lock(&g_mutex);
+  auto& rs = requests();
+  for (size_t i = 0; i < rs.size(); ++i) {
+    if (rs[i].id == 0 && strncmp(rs[i].name, name, sizeof rs[i].name - 1) == 0) {
+      rs.erase(rs.begin() + static_cast<long>(i));
+      break;
+    }
+  }
+  resize_pool_locked();
+  pthread_mutex_unlock(&g_mutex);
+}
+
+size_t add_request(size_t threads, size_t* grant_out) {
+  pthread_mutex_lock(&g_mutex);
+  Request r{};
+  r.id = g_next_id++;
+  r.threads = threads;
+  requests().push_back(r);
+  resize_pool_locked();
+  pthread_mutex_unlock(&g_mutex);
+  if (grant_out) *grant_out = grant_for(threads);
+  return r.id;
+}
+
+void update_request(size_t id, size_t threads, size_t* grant_out) {
+  pthread_mutex_lock(&g_mutex);
+  for (Request& r : requests())
+    if (r.id == id) r.threads = threads;
+  resize_pool_locked();
+  pthread_mutex_unlock(&g_mutex);
+  if (grant_out) *grant_out = grant_for(threads);
+}
+
+void release_request(size_t id) {
+  pthread_mutex_lock(&g_mutex);
+  auto& rs = requests();
+  for (size_t i = 0; i < rs.size(); ++i) {
+    if (rs[i].id == id) {
+      rs.erase(rs.begin() + static_cast<long>(i));
+      break;
+    }
+  }
+  resize_pool_locked();
+  pthread_mutex_unlock(&g_mutex);
+}
+
+size_t live_requests() {
+  pthread_mutex_lock(&g_mutex);
+  size_t n = requests().size();
+  pthread_mutex_unlock(&g_mutex);
+  return n;
+}
+
+}  // namespace poolshim::core

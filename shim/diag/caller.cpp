@@ -1,0 +1,83 @@
+// Caller identification for log lines: dladdr() on a return address.
+#include "diag/caller.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "diag/log.h"
+
+namespace poolshim::diag {
+namespace {
+
+char g_exe_path[512];
+pthread_once_t g_exe_once = PTHREAD_ONCE_INIT;
+
+void read_exe_path() {
+  ssize_t n = readlink("/proc/self/exe", g_exe_path, sizeof g_exe_path - 1);
+  g_exe_path[n > 0 ? n : 0] = '\0';
+}
+
+// (site, module base) pairs already logged. Only touched when the log level is info or more.
+constexpr size_t kSeenSlots = 512;
+struct Seen {
+  unsigned site;
+  const void* base;
+};
+Seen g_seen[kSeenSlots];
+size_t g_seen_count = 0;
+pthread_mutex_t g_seen_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+bool first_time(unsigned site, const void* base) {
+  pthread_mutex_lock(&g_seen_mutex);
+  bool first = true;
+  for (size_t i = 0; i < g_seen_count; ++i) {
+    if (g_seen[i].site == site && g_seen[i].base == base) {
+      first = false;
+      break;
+    }
+  }
+  if (first && g_seen_count < kSeenSlots) g_seen[g_seen_count++] = Seen{site, base};
+  else if (first) first = false;  // table full: stay quiet rather than repeat forever
+  pthread_mutex_unlock(&g_seen_mutex);
+  return first;
+}
+
+}  // namespace
+
+const char* caller_module(const void* addr) {
+  Dl_info info;
+  link_map* map = nullptr;
+  if (addr == nullptr || dladdr1(addr, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0)
+    return "";
+  // The main program heads the link-map list; dladdr names it by argv[0] (or ""), so read the
+  // real path instead.
+  if (map != nullptr && map->l_prev == nullptr) {
+    pthread_once(&g_exe_once, read_exe_path);
+    return g_exe_path;
+  }
+  return info.dli_fname != nullptr ? info.dli_fname : "";
+}
+
+const void* caller_base(const void* addr) {
+  Dl_info info;
+  if (addr == nullptr || dladdr(addr, &info) == 0) return nullptr;
+  return info.dli_fbase;
+}
+
+void log_first_call(unsigned site_id, const void* ret_addr, const char* what, const char* result_fmt, ...) {
+  if (!log_enabled(LogLevel::info)) return;
+  if (!first_time(site_id, caller_base(ret_addr))) return;
+  char result[256];
+  va_list ap;
+  va_start(ap, result_fmt);
+  vsnprintf(result, sizeof result, result_fmt, ap);
+  va_end(ap);
+  const char* mod = caller_module(ret_addr);
+  log(LogLevel::info, "%s from %s -> %s", what, *mod ? mod : "(unknown module)", result);
+}
+
+}  // namespace poolshim::diag

@@ -1,0 +1,110 @@
+// Logging that cannot hurt the host process (see log.h). Lines are formatted into a stack buffer
+// and written with one write(2), so concurrent lines never interleave and nothing allocates.
+#include "diag/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <atomic>
+
+namespace poolshim::diag {
+namespace {
+
+constexpr int kMaxLines = 2000;  // a runaway loop must not flood the host's stderr
+constexpr int kMaxWarnings = 16;
+
+// Written once by open_sink (under g_sink_once), read by every writer afterwards.
+int g_fd = STDERR_FILENO;
+pthread_once_t g_sink_once = PTHREAD_ONCE_INIT;
+// Counters: relaxed atomics; only their approximate value matters.
+std::atomic<int> g_lines{0};
+std::atomic<int> g_warnings{0};
+// A log call made while formatting or writing a line (e.g. from a signal handler or an
+// interposed write) is dropped instead of recursing.
+thread_local bool t_in_log = false;
+
+void write_all(int fd, const char* buf, size_t len) {
+  while (len > 0) {
+    ssize_t n = write(fd, buf, len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    buf += n;
+    len -= static_cast<size_t>(n);
+  }
+}
+
+void emit(const char* prefix, const char* fmt, va_list ap) {
+  char buf[1024];
+  int saved_errno = errno;
+  int n = snprintf(buf, sizeof buf, "poolshim: %s", prefix);
+  if (n < 0) n = 0;
+  int m = vsnprintf(buf + n, sizeof buf - static_cast<size_t>(n), fmt, ap);
+  size_t len = static_cast<size_t>(n) + (m < 0 ? 0 : static_cast<size_t>(m));
+  if (len > sizeof buf - 2) len = sizeof buf - 2;  // truncated: keep the newline
+  buf[len++] = '\n';
+  write_all(g_fd, buf, len);
+  errno = saved_errno;
+}
+
+void open_sink() {
+  const Options& o = options();
+  if (o.log_file == nullptr) return;
+  // O_NOFOLLOW: a log path must not be redirected through a planted symlink.
+  int fd = open(o.log_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) {
+    char msg[160];
+    int n = snprintf(msg, sizeof msg, "poolshim: warning: cannot open POOLSHIM_LOG_FILE (%s); "
+                     "logging to stderr\n", strerror(errno));
+    if (n > 0) write_all(STDERR_FILENO, msg, static_cast<size_t>(n) < sizeof msg ? n : sizeof msg - 1);
+    return;
+  }
+  g_fd = fd;
+}
+
+}  // namespace
+
+bool log_enabled(LogLevel level) {
+  return level != LogLevel::off && static_cast<int>(options().log_level) >= static_cast<int>(level);
+}
+
+void log(LogLevel level, const char* fmt, ...) {
+  if (!log_enabled(level) || t_in_log) return;
+  t_in_log = true;
+  pthread_once(&g_sink_once, open_sink);
+  int line = g_lines.fetch_add(1, std::memory_order_relaxed);
+  if (line < kMaxLines) {
+    va_list ap;
+    va_start(ap, fmt);
+    emit(level == LogLevel::warn ? "warning: " : "", fmt, ap);
+    va_end(ap);
+  } else if (line == kMaxLines) {
+    write_all(g_fd, "poolshim: further log lines suppressed\n", 39);
+  }
+  t_in_log = false;
+}
+
+void warn_always(const char* fmt, ...) {
+  if (t_in_log) return;
+  if (g_warnings.fetch_add(1, std::memory_order_relaxed) >= kMaxWarnings) return;
+  t_in_log = true;
+  // Called while options are being parsed: the log file may not be known yet, so warnings about
+  // the environment always go to stderr.
+  va_list ap;
+  va_start(ap, fmt);
+  char buf[512];
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n > 0) {
+    char line[600];
+    int m = snprintf(line, sizeof line, "poolshim: warning: %s\n", buf);
+    if (m > 0) write_all(STDERR_FILENO, line, static_cast<size_t>(m) < sizeof line ? m : sizeof line - 1);
+  }
+  t_in_log = false;
+}
+
+}  // namespace poolshim::diag

@@ -1,0 +1,129 @@
+// The option table and its strict parsers. This file and log.cpp are the only readers of the
+// environment; they use secure_getenv, and read nothing at all in secure-execution mode.
+#include "diag/options.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "diag/log.h"
+
+namespace poolshim::diag {
+namespace {
+
+// One row per variable: name, default, help. poolshim info and docs/environment.md list these.
+constexpr OptionInfo kTable[] = {
+    {"POOLSHIM_NUM_THREADS", "(unset: min of affinity and cgroup quota)",
+     "thread budget for the process, a whole number from 1 to 4096"},
+    {"POOLSHIM_LOG", "off", "off, warn, info or debug: what the shim explains on stderr"},
+    {"POOLSHIM_LOG_FILE", "(unset: stderr)",
+     "append log lines to this file instead (opened O_APPEND|O_CLOEXEC|O_NOFOLLOW)"},
+    {"POOLSHIM_DISABLE", "(unset)",
+     "comma list of surfaces to pass through untouched: executorch, pthreadpool, or all"},
+    {nullptr, nullptr, nullptr},
+};
+
+constexpr size_t kMaxThreads = 4096;
+
+Options g_options;
+pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+const char* read_env(const char* name) {
+  if (g_options.secure) return nullptr;
+  const char* v = secure_getenv(name);
+  return v;
+}
+
+void load() {
+  Options o;
+  o.secure = getauxval(AT_SECURE) != 0;
+  g_options = o;  // secure flag first: read_env consults it
+  if (o.secure) return;
+
+  // The log level comes first so that the other warnings know where to go. Invalid values are
+  // reported with warn_always: printed even when logging is off, once, and the default is kept.
+  if (const char* v = read_env("POOLSHIM_LOG")) {
+    if (!parse_log_level(v, &o.log_level))
+      warn_always("invalid POOLSHIM_LOG='%.64s' (want off, warn, info or debug); using off", v);
+  }
+  if (const char* v = read_env("POOLSHIM_LOG_FILE")) {
+    if (*v != '\0') o.log_file = v;
+    else warn_always("empty POOLSHIM_LOG_FILE; logging to stderr");
+  }
+  if (const char* v = read_env("POOLSHIM_NUM_THREADS")) {
+    if (!parse_threads(v, &o.num_threads))
+      warn_always("invalid POOLSHIM_NUM_THREADS='%.64s' (want a whole number from 1 to %zu); "
+                  "using the machine's budget", v, kMaxThreads);
+  }
+  if (const char* v = read_env("POOLSHIM_DISABLE")) {
+    if (!parse_disable(v, &o.disabled))
+      warn_always("invalid POOLSHIM_DISABLE='%.64s' (want a comma list of executorch, "
+                  "pthreadpool, all); nothing disabled", v);
+  }
+  g_options = o;
+}
+
+}  // namespace
+
+const Options& options() {
+  pthread_once(&g_once, load);
+  return g_options;
+}
+
+void reload_options_for_testing() { load(); }
+
+const OptionInfo* option_table() { return kTable; }
+
+const char* option_raw(const char* name) {
+  options();
+  return read_env(name);
+}
+
+bool parse_threads(const char* text, size_t* out) {
+  if (text == nullptr || *text == '\0') return false;
+  size_t value = 0;
+  for (const char* p = text; *p; ++p) {
+    if (*p < '0' || *p > '9') return false;  // no sign, no spaces, no suffix
+    value = value * 10 + static_cast<size_t>(*p - '0');
+    if (value > kMaxThreads) return false;
+  }
+  if (value == 0) return false;
+  *out = value;
+  return true;
+}
+
+bool parse_log_level(const char* text, LogLevel* out) {
+  static constexpr struct { const char* name; LogLevel level; } kLevels[] = {
+      {"off", LogLevel::off}, {"warn", LogLevel::warn}, {"info", LogLevel::info},
+      {"debug", LogLevel::debug}};
+  if (text == nullptr) return false;
+  for (const auto& l : kLevels) {
+    if (strcasecmp(text, l.name) == 0) {
+      *out = l.level;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool parse_disable(const char* text, unsigned* out) {
+  if (text == nullptr) return false;
+  unsigned mask = 0;
+  const char* p = text;
+  while (true) {
+    const char* end = strchr(p, ',');
+    size_t len = end ? static_cast<size_t>(end - p) : strlen(p);
+    if (len == 3 && strncasecmp(p, "all", 3) == 0) mask |= kSurfaceExecutorch | kSurfacePthreadpool;
+    else if (len == 10 && strncasecmp(p, "executorch", 10) == 0) mask |= kSurfaceExecutorch;
+    else if (len == 11 && strncasecmp(p, "pthreadpool", 11) == 0) mask |= kSurfacePthreadpool;
+    else if (!(len == 0 && end == nullptr && p == text)) return false;  // only "" may be empty
+    if (!end) break;
+    p = end + 1;
+  }
+  *out = mask;
+  return true;
+}
+
+}  // namespace poolshim::diag

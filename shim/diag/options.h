@@ -1,0 +1,44 @@
+// The shim's settings, read once from the environment. diag/ is the only place that calls
+// secure_getenv; every other part asks options().
+#pragma once
+#include <cstddef>
+
+namespace poolshim::diag {
+
+enum class LogLevel : int { off = 0, warn = 1, info = 2, debug = 3 };
+
+// Surfaces that POOLSHIM_DISABLE can pass through untouched.
+enum Surface : unsigned { kSurfaceExecutorch = 1u << 0, kSurfacePthreadpool = 1u << 1 };
+
+struct Options {
+  size_t num_threads = 0;       // POOLSHIM_NUM_THREADS; 0 = not set (budget from the machine)
+  LogLevel log_level = LogLevel::off;
+  const char* log_file = nullptr;  // POOLSHIM_LOG_FILE; nullptr = stderr
+  unsigned disabled = 0;        // POOLSHIM_DISABLE as a mask of Surface bits
+  bool secure = false;          // AT_SECURE: the environment was not read
+};
+
+// Parsed on first call (thread-safe, once). Invalid values produce one warning line each, even
+// with logging off, and keep the default.
+const Options& options();
+
+// One row of the option table; the table drives parsing, the defaults, `poolshim info` and docs.
+struct OptionInfo {
+  const char* name;
+  const char* default_text;
+  const char* help;
+};
+// The table, terminated by an entry with name == nullptr.
+const OptionInfo* option_table();
+// The raw text of an option as read (nullptr when unset or in secure mode).
+const char* option_raw(const char* name);
+
+// Parsers, exposed for unit tests. Each returns false (and leaves *out alone) on invalid text.
+bool parse_threads(const char* text, size_t* out);
+bool parse_log_level(const char* text, LogLevel* out);
+bool parse_disable(const char* text, unsigned* out);
+
+// Re-read the environment (tests only; not thread-safe against concurrent options() users).
+void reload_options_for_testing();
+
+}  // namespace poolshim::diag
