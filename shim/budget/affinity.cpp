@@ -1,0 +1,88 @@
+// CPUs the process may run on: see affinity.h.
+#include "budget/affinity.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <unistd.h>
+
+#include "budget/sysfs.h"
+
+namespace poolshim::budget {
+namespace {
+
+int real_getaffinity(pid_t pid, size_t setsize, cpu_set_t* set) {
+  return sched_getaffinity(pid, setsize, set);
+}
+
+// Past this the kernel's answer is not believable; stop growing (2^22 CPUs = 512 KiB of mask).
+constexpr size_t kMaxCpus = size_t{1} << 22;
+
+}  // namespace
+
+size_t affinity_cpus(GetAffinityFn fn) {
+  if (fn == nullptr) fn = real_getaffinity;
+  // The common case needs no allocation: a cpu_set_t holds CPU_SETSIZE (1024) CPUs.
+  cpu_set_t fixed;
+  CPU_ZERO(&fixed);
+  if (fn(0, sizeof(fixed), &fixed) == 0) return static_cast<size_t>(CPU_COUNT_S(sizeof(fixed), &fixed));
+  if (errno != EINVAL) return 0;
+  // EINVAL: the kernel's mask (nr_cpu_ids bits) is larger than ours. Double until it fits.
+  for (size_t ncpus = 2 * CPU_SETSIZE; ncpus <= kMaxCpus; ncpus *= 2) {
+    cpu_set_t* set = CPU_ALLOC(ncpus);
+    if (set == nullptr) return 0;
+    size_t size = CPU_ALLOC_SIZE(ncpus);
+    CPU_ZERO_S(size, set);
+    int rc = fn(0, size, set);
+    int err = errno;
+    size_t count = rc == 0 ? static_cast<size_t>(CPU_COUNT_S(size, set)) : 0;
+    CPU_FREE(set);
+    if (rc == 0) return count;
+    if (err != EINVAL) return 0;
+  }
+  return 0;
+}
+
+size_t parse_cpu_list(const char* text) {
+  // Grammar (kernel bitmap_parselist): item (',' item)*, item = N | N '-' M, optional '\n'.
+  const char* p = text;
+  size_t count = 0;
+  auto number = [&p](unsigned long* out) {
+    if (*p < '0' || *p > '9') return false;
+    unsigned long v = 0;
+    for (; *p >= '0' && *p <= '9'; ++p) {
+      if (v > kMaxCpus) return false;  // keeps v * 10 far from overflow
+      v = v * 10 + static_cast<unsigned long>(*p - '0');
+    }
+    *out = v;
+    return true;
+  };
+  for (;;) {
+    unsigned long first = 0, last = 0;
+    if (!number(&first)) return 0;
+    last = first;
+    if (*p == '-') {
+      ++p;
+      if (!number(&last) || last < first) return 0;
+    }
+    if (last > kMaxCpus) return 0;
+    count += last - first + 1;
+    if (*p == ',') {
+      ++p;
+      continue;
+    }
+    if (*p == '\n') ++p;
+    return *p == '\0' ? count : 0;
+  }
+}
+
+size_t online_cpus() {
+  char text[4096];
+  if (sysfs::read_small_file("/sys/devices/system/cpu/online", text, sizeof(text)) > 0) {
+    size_t n = parse_cpu_list(text);
+    if (n > 0) return n;
+  }
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<size_t>(n) : 0;
+}
+
+}  // namespace poolshim::budget

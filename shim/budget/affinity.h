@@ -1,0 +1,27 @@
+// CPUs the process may run on: the affinity mask (what the scheduler will actually give us), and
+// the online CPU list (for the report only; sizing from the host-wide count oversubscribes a
+// pinned or containerised process).
+#pragma once
+#include <cstddef>
+#include <sched.h>
+#include <sys/types.h>
+
+namespace poolshim::budget {
+
+// sched_getaffinity's signature, so tests can stand in for the kernel (e.g. a 4096-CPU machine).
+using GetAffinityFn = int (*)(pid_t pid, size_t setsize, cpu_set_t* set);
+
+// CPUs in the calling thread's affinity mask, or 0 when it cannot be read. The mask size is grown
+// until the kernel accepts it (it refuses with EINVAL when its own mask is larger), so machines
+// with more than CPU_SETSIZE (1024) CPUs are counted correctly. fn = nullptr uses the real
+// sched_getaffinity.
+size_t affinity_cpus(GetAffinityFn fn = nullptr);
+
+// Number of CPUs in a kernel CPU list such as "0-3,8,10-11\n"; 0 for malformed text.
+size_t parse_cpu_list(const char* text);
+
+// CPUs in /sys/devices/system/cpu/online (read through the sysfs seam), falling back to
+// sysconf(_SC_NPROCESSORS_ONLN); 0 when neither works.
+size_t online_cpus();
+
+}  // namespace poolshim::budget
