@@ -1,0 +1,89 @@
+// dl_iterate_phdr wrappers (see loaded.h for what a callback may do).
+#include "elf/loaded.h"
+
+#include <cstddef>
+
+namespace poolshim::elf {
+namespace {
+
+LoadedModule describe(const dl_phdr_info* info, bool first) {
+  LoadedModule m;
+  m.bias = info->dlpi_addr;
+  m.phdr = info->dlpi_phdr;
+  m.phnum = info->dlpi_phnum;
+  m.name = info->dlpi_name != nullptr ? info->dlpi_name : "";
+  // glibc lists the main program first; its name is "" (the vDSO and libraries have names).
+  m.main_executable = first;
+  return m;
+}
+
+struct AtCtx {
+  uintptr_t addr;
+  ModuleFn fn;
+  void* ctx;
+  bool first;
+  bool found;
+};
+
+int at_callback(dl_phdr_info* info, size_t, void* p) {
+  AtCtx* c = static_cast<AtCtx*>(p);
+  LoadedModule m = describe(info, c->first);
+  c->first = false;
+  if (!module_contains(m, c->addr)) return 0;
+  c->found = true;
+  c->fn(m, c->ctx);
+  return 1;  // stop iterating
+}
+
+struct EachCtx {
+  ModuleFn fn;
+  void* ctx;
+  bool first;
+};
+
+int each_callback(dl_phdr_info* info, size_t, void* p) {
+  EachCtx* c = static_cast<EachCtx*>(p);
+  LoadedModule m = describe(info, c->first);
+  c->first = false;
+  c->fn(m, c->ctx);
+  return 0;
+}
+
+int generation_callback(dl_phdr_info* info, size_t size, void* p) {
+  // dlpi_adds exists when the C library passes a dl_phdr_info that large (glibc >= 2.4).
+  if (size >= offsetof(dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds)
+    *static_cast<unsigned long long*>(p) = info->dlpi_adds;
+  return 1;  // the counter is the same in every entry: stop at the first
+}
+
+}  // namespace
+
+unsigned long long loaded_generation() {
+  unsigned long long adds = 0;
+  dl_iterate_phdr(generation_callback, &adds);
+  return adds;
+}
+
+bool module_contains(const LoadedModule& m, uintptr_t addr) {
+  if (m.phdr == nullptr || addr < m.bias) return false;
+  uintptr_t rel = addr - m.bias;
+  for (size_t i = 0; i < m.phnum; ++i) {
+    const ElfW(Phdr)& p = m.phdr[i];
+    if (p.p_type == PT_LOAD && rel >= p.p_vaddr && rel - p.p_vaddr < p.p_memsz) return true;
+  }
+  return false;
+}
+
+bool with_module_at(const void* addr, ModuleFn fn, void* ctx) {
+  if (addr == nullptr) return false;
+  AtCtx c{reinterpret_cast<uintptr_t>(addr), fn, ctx, true, false};
+  dl_iterate_phdr(at_callback, &c);
+  return c.found;
+}
+
+void for_each_module(ModuleFn fn, void* ctx) {
+  EachCtx c{fn, ctx, true};
+  dl_iterate_phdr(each_callback, &c);
+}
+
+}  // namespace poolshim::elf

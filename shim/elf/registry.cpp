@@ -1,0 +1,161 @@
+// The module registry (see registry.h).
+//
+// Concurrency: records live in a fixed array. g_count is the number of published records: a
+// writer fills records[n] completely under g_mutex, then stores n + 1 with release order;
+// readers load g_count with acquire order and only look below it, without the mutex. g_mutex is
+// only ever held for that append (never across a call into the dynamic linker), so taking it
+// inside a dl_iterate_phdr callback cannot deadlock. Judging a module (the slow part) happens
+// before the mutex is taken; two threads may judge the same module at once and the second
+// simply finds the first one's record.
+#include "elf/registry.h"
+
+#include "elf/mapped_file.h"
+
+#include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace poolshim::elf {
+namespace {
+
+constexpr size_t kMaxRecords = 1024;
+
+ModuleRecord g_records[kMaxRecords];
+std::atomic<size_t> g_count{0};
+pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
+// The main executable's record: written once (release) under g_mutex, read with acquire.
+std::atomic<const ModuleRecord*> g_main{nullptr};
+
+// Strings that live as long as the process. A bump allocator over mmap'ed chunks (no malloc:
+// the registry may be reached from inside a host's allocator or a loader callback). Only used
+// under g_mutex.
+char* g_arena = nullptr;
+size_t g_arena_left = 0;
+
+const char* keep(const char* s) {
+  if (s == nullptr || *s == '\0') return "";
+  size_t n = strlen(s) + 1;
+  if (n > g_arena_left) {
+    size_t chunk = n > 65536 ? (n + 4095) & ~size_t{4095} : 65536;
+    void* p = mmap(nullptr, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return "";
+    g_arena = static_cast<char*>(p);
+    g_arena_left = chunk;
+  }
+  char* out = g_arena;
+  memcpy(out, s, n);
+  g_arena += n;
+  g_arena_left -= n;
+  return out;
+}
+
+bool same_module(const ModuleRecord& r, const LoadedModule& m) {
+  return r.bias == m.bias && r.phdr == static_cast<const void*>(m.phdr) && strcmp(r.path, m.name) == 0;
+}
+
+const ModuleRecord* find(const LoadedModule& m, size_t from, size_t to) {
+  for (size_t i = from; i < to; ++i)
+    if (same_module(g_records[i], m)) return &g_records[i];
+  return nullptr;
+}
+
+// True when the file on disk is the build that is loaded: same dynamic symbol table (count, and
+// name and value of a few entries). A file replaced since it was loaded must not lend its .symtab.
+bool same_build(const Reader& mem, const Reader& file) {
+  size_t n = mem.dynsym_count();
+  if (n == 0 || n != file.dynsym_count()) return false;
+  size_t probes[] = {n / 3, n / 2, n - 1};
+  for (size_t i : probes) {
+    Symbol a, b;
+    if (!mem.dynsym(i, &a) || !file.dynsym(i, &b) || a.value != b.value) return false;
+    if ((a.name == nullptr) != (b.name == nullptr) || (a.name && strcmp(a.name, b.name) != 0)) return false;
+  }
+  return true;
+}
+
+// Judges from memory, borrowing .symtab from the module's file when it has one (a hidden copy
+// is only visible there; .symtab is never loaded). Only reads and maps: no loader calls.
+ModuleVerdict judge_alone(const LoadedModule& m) {
+  Reader r;
+  r.open_loaded(m.bias, m.phdr, m.phnum);
+  MappedFile file;
+  Reader fr;
+  const Reader* symtab = nullptr;
+  const char* path = m.main_executable ? "/proc/self/exe" : m.name;
+  if (r.ok() && file.open(path) && fr.open_file(file.data(), file.size()) && fr.has_symtab() &&
+      same_build(r, fr))
+    symtab = &fr;
+  return judge(r, m.main_executable, symtab);
+}
+
+ModuleVerdict with_precedence(const ModuleVerdict& alone) {
+  ModuleVerdict v = alone;
+  if (const ModuleRecord* main = g_main.load(std::memory_order_acquire)) apply_executable_precedence(&v, main->alone);
+  return v;
+}
+
+int main_callback(dl_phdr_info* info, size_t, void*) {
+  LoadedModule m;
+  m.bias = info->dlpi_addr;
+  m.phdr = info->dlpi_phdr;
+  m.phnum = info->dlpi_phnum;
+  m.name = info->dlpi_name != nullptr ? info->dlpi_name : "";
+  m.main_executable = true;
+  record_for(m);
+  return 1;  // the main executable is the first entry: stop there
+}
+
+}  // namespace
+
+const ModuleRecord* record_for(const LoadedModule& m) {
+  size_t n = g_count.load(std::memory_order_acquire);
+  if (const ModuleRecord* r = find(m, 0, n)) return r;
+  if (n >= kMaxRecords) return nullptr;
+
+  ModuleVerdict alone = judge_alone(m);
+  char display[512] = "";
+  if (m.main_executable) {
+    ssize_t len = readlink("/proc/self/exe", display, sizeof display - 1);
+    display[len > 0 ? len : 0] = '\0';
+  }
+
+  pthread_mutex_lock(&g_mutex);
+  size_t now = g_count.load(std::memory_order_relaxed);
+  const ModuleRecord* found = find(m, n, now);
+  if (found == nullptr && now < kMaxRecords) {
+    ModuleRecord& r = g_records[now];
+    r.bias = m.bias;
+    r.phdr = m.phdr;
+    r.path = keep(m.name);
+    r.display = m.main_executable ? keep(display) : r.path;
+    r.alone = alone;
+    r.effective = m.main_executable ? alone : with_precedence(alone);
+    char reason[256];
+    r.reason = keep(describe_reasons(r.effective, reason, sizeof reason));
+    g_count.store(now + 1, std::memory_order_release);
+    if (m.main_executable) g_main.store(&r, std::memory_order_release);
+    found = &r;
+  }
+  pthread_mutex_unlock(&g_mutex);
+  return found;
+}
+
+ModuleVerdict judge_loaded(const LoadedModule& m) {
+  ModuleVerdict alone = judge_alone(m);
+  return m.main_executable ? alone : with_precedence(alone);
+}
+
+void ensure_main_executable_judged() {
+  if (g_main.load(std::memory_order_acquire) != nullptr) return;
+  dl_iterate_phdr(main_callback, nullptr);
+}
+
+size_t record_count() { return g_count.load(std::memory_order_acquire); }
+
+const ModuleRecord* record_at(size_t i) {
+  return i < g_count.load(std::memory_order_acquire) ? &g_records[i] : nullptr;
+}
+
+}  // namespace poolshim::elf

@@ -1,0 +1,45 @@
+// The verdicts of the modules loaded in this process, judged once per module and kept for the
+// life of the process (the load-time report, poolshim_get_modules and the ABI layer's questions
+// all read them).
+//
+// Records are immutable once published, never freed, and their strings are the registry's own
+// copies, so a pointer to a record stays valid after its module is unloaded. A module is
+// identified by (load bias, program-header address, path): a module dlclose()d and another
+// loaded at the same address under the same path reuses the old record (documented limit).
+#pragma once
+#include <atomic>
+#include <cstddef>
+
+#include "elf/loaded.h"
+#include "elf/verdict.h"
+
+namespace poolshim::elf {
+
+struct ModuleRecord {
+  uintptr_t bias = 0;
+  const void* phdr = nullptr;
+  const char* path = "";     // as the dynamic linker knows it; "" for the main executable
+  const char* display = "";  // for log lines: the main executable's real path, else path
+  ModuleVerdict alone;       // judged from the module alone
+  ModuleVerdict effective;   // after the main executable's precedence (see verdict.h)
+  const char* reason = "";   // describe_reasons(effective), for poolshim_get_modules
+  mutable std::atomic<bool> reported{false};  // the load-time report printed it
+};
+
+// The record for m, judging the module on first sight. Call it only from inside a
+// dl_iterate_phdr callback (loaded.h). Returns nullptr when the registry is full; then use
+// judge_loaded() instead.
+const ModuleRecord* record_for(const LoadedModule& m);
+
+// Judges m without recording it (the main executable's precedence applied when it is known).
+ModuleVerdict judge_loaded(const LoadedModule& m);
+
+// Makes sure the main executable has a record, so that later records can apply its precedence.
+// Calls dl_iterate_phdr: never call it from inside a callback.
+void ensure_main_executable_judged();
+
+// Every record made so far, in creation order (including modules since unloaded).
+size_t record_count();
+const ModuleRecord* record_at(size_t i);
+
+}  // namespace poolshim::elf

@@ -1,0 +1,27 @@
+# The `poolshim` command: run (environment, exit statuses, a real preload, the Python fixtures
+# merged), audit (usage, folders, broken inputs) and info. Driver: elf_cli.py, one process tree
+# per test with an environment built from scratch.
+
+if(NOT Python3_Interpreter_FOUND OR NOT TARGET poolshim_cli)
+  message(STATUS "poolshim: no Python3 interpreter or no poolshim command; CLI process tests skipped")
+  return()
+endif()
+
+set(_cli_common ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/elf_cli.py
+  --poolshim $<TARGET_FILE:poolshim_cli> --shim $<TARGET_FILE:poolshim>
+  --probe $<TARGET_FILE:variant_probe> --module ${POOLSHIM_VARIANT_DIR}/variant_default.so)
+
+foreach(_check run-usage run-env run-preload audit-usage audit-inputs info)
+  string(REPLACE "-" "_" _name ${_check})
+  add_test(NAME process.cli.${_name} COMMAND ${_cli_common} ${_check})
+  set_tests_properties(process.cli.${_name} PROPERTIES TIMEOUT 120 LABELS "process;cli")
+endforeach()
+
+# `poolshim run -- python3 probe_ext.py` merges the pools of the two CPython fixture extensions
+# (tests/fixtures/legacy_et_python.cmake), with the interpreter they were built for.
+if(POOLSHIM_PYTHON_FIXTURE_DIR)
+  add_test(NAME process.cli.run_python COMMAND ${_cli_common} run-python
+    --python ${Python3_EXECUTABLE} --python-dir ${POOLSHIM_PYTHON_FIXTURE_DIR}
+    --python-probe ${POOLSHIM_PYTHON_PROBE})
+  set_tests_properties(process.cli.run_python PROPERTIES TIMEOUT 120 LABELS "process;cli")
+endif()
