@@ -17,14 +17,10 @@
 #include "diag/caller.h"
 #include "diag/log.h"
 #include "diag/options.h"
-#if __has_include("elf/module_query.h")
-#include "elf/module_query.h"
-#define POOLSHIM_HAVE_ELF_QUERY 1
-#endif
-#if __has_include("abi/pthreadpool_handle.h")
+#include "poolshim/poolshim.h"
 #include "abi/pthreadpool_handle.h"
-#define POOLSHIM_HAVE_PTP_HANDLE 1
-#endif
+#include "diag/report.h"
+#include "elf/module_query.h"
 
 namespace poolshim::abi {
 namespace {
@@ -67,10 +63,21 @@ Fn own(EtSym sym, const void* ret) {
 
 // Foreign object with no definition in the caller's module (cannot happen for a module that
 // built the object itself): the object is unknown, so it is neither read nor written.
+// True when some loaded module carries the ExecuTorch surface and a pthreadpool copy that the
+// shim cannot reach. Walks the module list: only asked on the rare tail-call path.
+bool unreachable_module_loaded() {
+  poolshim_module mods[64];
+  size_t n = poolshim_get_modules(mods, 64);
+  if (n > 64) return true;  // cannot see them all: assume the worst
+  for (size_t i = 0; i < n; ++i)
+    if (mods[i].executorch != POOLSHIM_ABSENT && mods[i].pthreadpool == POOLSHIM_UNREACHABLE) return true;
+  return false;
+}
+
 void warn_no_definition(EtSym sym, const void* ret) {
-  POOLSHIM_LOG(warn, "%s called on an object poolshim did not create, from %s, which has no "
-               "definition of its own; running on the shared pool", et_symbol(sym).demangled,
-               diag::caller_module(ret));
+  diag::warn_first_call(static_cast<unsigned>(sym) + 4000u, ret, et_symbol(sym).demangled, "%s",
+                        "called on an object poolshim did not create, but the caller has no "
+                        "definition of its own; running on the shared pool");
 }
 
 struct IndexTask {
@@ -103,6 +110,7 @@ void* et_get_threadpool(EtSym sym, const void* ret) {
     if (auto f = own<void* (*)()>(sym, ret)) return f();
   }
   size_t g = grant();
+  diag::report_modules_once();
   diag::log_first_call(static_cast<unsigned>(sym) + 1000u, ret,
                        sym == EtSym::torch_get_threadpool ? "executorch (torch:: namespace) get_threadpool()"
                                                           : "executorch get_threadpool()",
@@ -112,31 +120,36 @@ void* et_get_threadpool(EtSym sym, const void* ret) {
 
 void* et_get_pthreadpool(EtSym sym, const void* ret) {
   if (poolshim_et_guard_flag) return nullptr;  // legacy contract: no pool inside a guard
-  bool reach = !disabled();
-#if defined(POOLSHIM_HAVE_ELF_QUERY)
-  reach = reach && elf::pthreadpool_calls_reach_shim(ret);
-#endif
-#if !defined(POOLSHIM_HAVE_PTP_HANDLE)
-  reach = false;
-#else
+  diag::report_modules_once();
+  auto own_fn = own<void* (*)()>(sym, ret);
+  if (disabled()) return own_fn != nullptr ? own_fn() : nullptr;
+
+  // The handle is safe only for a module whose own pthreadpool calls reach the shim. When the
+  // return address is not in a module with a get_pthreadpool() of its own, the legacy code got
+  // here through a tail call and the real caller is unknown: hand out the handle only if no
+  // loaded ExecuTorch module carries a pthreadpool copy the shim cannot reach.
+  bool caller_known = own_fn != nullptr;
+  bool reach = caller_known ? elf::pthreadpool_calls_reach_shim(ret) : !unreachable_module_loaded();
   if (reach) {
     diag::log_first_call(static_cast<unsigned>(sym) + 1000u, ret, "executorch get_pthreadpool()",
                          "shared pool handle (%zu threads)", core::width(grant()));
     return executorch_pthreadpool();
   }
-#endif
+  if (!caller_known) {
+    diag::log_first_call(static_cast<unsigned>(sym) + 2000u, ret, "executorch get_pthreadpool()",
+                         "%s", "NULL (serial): caller unknown and a module with a private "
+                         "pthreadpool copy is loaded");
+    return nullptr;  // NULL makes every pthreadpool copy run serially: never misread
+  }
   // The module's pthreadpool calls do not reach the shim (a private, hidden copy): a shim handle
   // would be misread by that copy. Give the module its original behaviour: its own
-  // get_pthreadpool(), whose internal get_threadpool() call we route back to its own pool.
-  auto f = own<void* (*)()>(sym, ret);
-  if (f == nullptr) return nullptr;  // no own definition: NULL means "run serially" to pthreadpool
-  if (!disabled()) {
-    diag::log_first_call(static_cast<unsigned>(sym) + 2000u, ret, "executorch get_pthreadpool()",
-                         "%s", "its own private pool (its pthreadpool calls do not reach poolshim)");
-  }
+  // get_pthreadpool(), whose internal get_threadpool() call is routed back to its own pool.
+  diag::warn_first_call(static_cast<unsigned>(sym) + 3000u, ret, et_symbol(sym).demangled, "%s",
+                        "its pthreadpool calls do not reach poolshim; it keeps its own private "
+                        "pthreadpool");
   const void* prev = t_forwarding_base;
   t_forwarding_base = diag::caller_base(ret);
-  void* result = f();
+  void* result = own_fn();
   t_forwarding_base = prev;
   return result;
 }

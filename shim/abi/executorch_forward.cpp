@@ -1,12 +1,12 @@
 #include "abi/executorch_forward.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 
 #include <atomic>
 
 #include "diag/caller.h"
 #include "diag/log.h"
+#include "elf/module_query.h"
 
 namespace poolshim::abi {
 namespace {
@@ -32,19 +32,10 @@ void* find(const void* base, EtSym sym) {
   return reinterpret_cast<void*>(-1);
 }
 
-// Looks the symbol up in the module's own scope. dlsym on a handle searches that object first
-// (then its dependencies), never the global scope where the shim's definition would win. The
-// result must lie inside the caller's module: otherwise the module has no definition of its own.
-void* lookup(const void* base, EtSym sym, const void* return_address) {
-  Dl_info info;
-  if (dladdr(return_address, &info) == 0 || info.dli_fname == nullptr) return nullptr;
-  void* handle = dlopen(info.dli_fname[0] ? info.dli_fname : nullptr, RTLD_LAZY | RTLD_NOLOAD);
-  if (handle == nullptr) return nullptr;
-  void* def = dlsym(handle, et_symbol(sym).mangled);
-  dlclose(handle);
-  Dl_info where;
-  if (def == nullptr || dladdr(def, &where) == 0 || where.dli_fbase != base) return nullptr;
-  return def;
+// The module's own .dynsym entry, read by the ELF layer (no dlopen, no global-scope lookup, so
+// never the shim's own definition, and it works for the main executable too).
+void* lookup(EtSym sym, const void* return_address) {
+  return const_cast<void*>(elf::module_own_definition(return_address, et_symbol(sym).mangled));
 }
 
 }  // namespace
@@ -58,7 +49,7 @@ void* own_definition(EtSym sym, const void* return_address) {
   pthread_mutex_lock(&g_mutex);
   hit = find(base, sym);  // another thread may have filled it meanwhile
   if (hit == reinterpret_cast<void*>(-1)) {
-    hit = lookup(base, sym, return_address);
+    hit = lookup(sym, return_address);
     for (Entry& e : g_table) {
       if (e.base.load(std::memory_order_relaxed) != nullptr) continue;
       e.sym = sym;

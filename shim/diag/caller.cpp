@@ -68,16 +68,32 @@ const void* caller_base(const void* addr) {
   return info.dli_fbase;
 }
 
-void log_first_call(unsigned site_id, const void* ret_addr, const char* what, const char* result_fmt, ...) {
-  if (!log_enabled(LogLevel::info)) return;
+namespace {
+
+void first_call(LogLevel level, unsigned site_id, const void* ret_addr, const char* what,
+                const char* separator, const char* fmt, va_list ap) {
+  if (!log_enabled(level)) return;
   if (!first_time(site_id, caller_base(ret_addr))) return;
-  char result[256];
+  char text[256];
+  vsnprintf(text, sizeof text, fmt, ap);
+  const char* mod = caller_module(ret_addr);
+  log(level, "%s from %s%s%s", what, *mod ? mod : "(unknown module)", separator, text);
+}
+
+}  // namespace
+
+void log_first_call(unsigned site_id, const void* ret_addr, const char* what, const char* result_fmt, ...) {
   va_list ap;
   va_start(ap, result_fmt);
-  vsnprintf(result, sizeof result, result_fmt, ap);
+  first_call(LogLevel::info, site_id, ret_addr, what, " -> ", result_fmt, ap);
   va_end(ap);
-  const char* mod = caller_module(ret_addr);
-  log(LogLevel::info, "%s from %s -> %s", what, *mod ? mod : "(unknown module)", result);
+}
+
+void warn_first_call(unsigned site_id, const void* ret_addr, const char* what, const char* detail_fmt, ...) {
+  va_list ap;
+  va_start(ap, detail_fmt);
+  first_call(LogLevel::warn, site_id, ret_addr, what, ": ", detail_fmt, ap);
+  va_end(ap);
 }
 
 }  // namespace poolshim::diag

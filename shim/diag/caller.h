@@ -16,6 +16,11 @@ const void* caller_base(const void* addr);
 void log_first_call(unsigned site_id, const void* ret_addr, const char* what, const char* result_fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+// The same at warn level: `poolshim: warning: <what> from <module>: <detail>`, once per
+// (site, module) pair.
+void warn_first_call(unsigned site_id, const void* ret_addr, const char* what, const char* detail_fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 }  // namespace poolshim::diag
 
 // A per-call-site id derived from the source line; collisions only merge two log lines.
