@@ -1,0 +1,143 @@
+// pthreadpool lifecycle (7 functions) and the ExecuTorch handle.
+//
+//   pthreadpool_create(n)          a handle on the shared pool; request n (0 = whole budget)
+//   pthreadpool_create_v2(e, c, n) a handle on the client's executor (pthreadpool_executor.cpp)
+//   pthreadpool_get_threads_count  the handle's grant (NULL or unknown: 1)
+//   pthreadpool_set_threads_count  0 = back to the creation count, else clamped to [1, it]
+//   pthreadpool_release_executor_threads  no-op: executor threads are returned after every call
+//   pthreadpool_update_executor    swap (or install) the executor; false when nothing changes
+//   pthreadpool_destroy            releases the handle, never the pool
+#include <stdio.h>
+
+#include "abi/pthreadpool_api.h"
+#include "abi/pthreadpool_handle.h"
+#include "abi/pthreadpool_passthrough.h"
+#include "abi/pthreadpool_run.h"
+#include "core/grants.h"
+#include "diag/caller.h"
+#include "diag/log.h"
+#include "diag/report.h"
+
+using namespace poolshim::abi::ptp;
+namespace diag = poolshim::diag;
+namespace pass = poolshim::abi::ptp::passthrough;
+
+namespace poolshim::abi {
+
+pthreadpool_t executorch_pthreadpool() {
+  // Function-local static: initialised once, thread-safe, on first use (never at load time).
+  static pthreadpool_t pool = [] {
+    if (pass::active()) {
+      auto create = pass::get<decltype(&pthreadpool_create)>(pass::Fn::create);
+      return create != nullptr ? create(0) : static_cast<pthreadpool_t>(nullptr);
+    }
+    size_t grant = 1;
+    Handle* h = create_shared(0, &grant);
+    if (h == nullptr) return static_cast<pthreadpool_t>(nullptr);
+    h->permanent = true;  // not yet visible to anyone else
+    POOLSHIM_LOG(debug, "ExecuTorch get_pthreadpool() handle %p (grant %zu threads)",
+                 static_cast<void*>(h), grant);
+    return to_pool(h);
+  }();
+  return pool;
+}
+
+}  // namespace poolshim::abi
+
+extern "C" {
+
+pthreadpool_t pthreadpool_create(size_t threads_count) {
+  POOLSHIM_PTP_FORWARD(create, threads_count);
+  // A module creating a pool is a good moment to report the modules loaded so far (at info;
+  // each module once), including those whose private copies the shim cannot reach.
+  diag::report_modules_once();
+  size_t grant = 1;
+  Handle* h = create_shared(threads_count, &grant);
+  if (h == nullptr) return nullptr;
+  if (diag::log_enabled(diag::LogLevel::info)) {
+    char what[48];
+    snprintf(what, sizeof what, "pthreadpool_create(%zu)", threads_count);
+    diag::log_first_call(POOLSHIM_SITE, __builtin_return_address(0), what,
+                         "shared pool handle (grant %zu threads)", grant);
+  }
+  return to_pool(h);
+}
+
+pthreadpool_t pthreadpool_create_v2(pthreadpool_executor* executor, void* executor_context,
+                                    size_t max_num_threads) {
+  if (pass::active()) {
+    // Debian's 2021 engine has no executors: a pool of its own threads of the same size.
+    size_t n = max_num_threads;
+    if (executor != nullptr && executor->num_threads != nullptr) {
+      int extra = executor->num_threads(executor_context);
+      size_t cap = extra < 0 ? 1 : static_cast<size_t>(extra) + 1;
+      if (n == 0 || n > cap) n = cap;
+    }
+    pass::note_missing("pthreadpool_create_v2", "creating a pool of its own threads instead");
+    auto create = pass::get<decltype(&pthreadpool_create)>(pass::Fn::create);
+    return create(n);
+  }
+  if (executor == nullptr) return pthreadpool_create(max_num_threads);
+  Handle* h = create_with_executor(executor, executor_context, max_num_threads);
+  return h != nullptr ? to_pool(h) : nullptr;
+}
+
+size_t pthreadpool_get_threads_count(pthreadpool_t pool) {
+  POOLSHIM_PTP_FORWARD(get_threads_count, pool);
+  return resolve(pool, "pthreadpool_get_threads_count").threads;
+}
+
+size_t pthreadpool_set_threads_count(pthreadpool_t pool, size_t num_threads) {
+  if (pass::active()) {
+    pass::note_missing("pthreadpool_set_threads_count", "the count is unchanged");
+    auto get = pass::get<decltype(&pthreadpool_get_threads_count)>(pass::Fn::get_threads_count);
+    return pool != nullptr && get != nullptr ? get(pool) : 1;
+  }
+  if (pool == nullptr) return 1;  // as upstream
+  Handle* h = lookup(pool);
+  if (h == nullptr) return resolve(pool, "pthreadpool_set_threads_count").threads;  // warns
+  return set_threads(h, num_threads);
+}
+
+void pthreadpool_release_executor_threads(pthreadpool_t pool) {
+  // Nothing is held between calls (see pthreadpool_executor.cpp). Still validate the handle so
+  // a bad pointer is reported like everywhere else.
+  if (pool != nullptr && !pass::active()) (void)resolve(pool, "pthreadpool_release_executor_threads");
+}
+
+bool pthreadpool_update_executor(pthreadpool_t pool, pthreadpool_executor* executor,
+                                 void* executor_context) {
+  if (pass::active()) {
+    pass::note_missing("pthreadpool_update_executor", "ignored");
+    return false;
+  }
+  Handle* h = lookup(pool);
+  if (h == nullptr || executor == nullptr) {
+    if (pool != nullptr) (void)resolve(pool, "pthreadpool_update_executor");  // warns
+    return false;
+  }
+  pthread_mutex_lock(&h->exec_mutex);  // no call on this handle's executor is running
+  bool had = h->has_executor.load(std::memory_order_relaxed);
+  bool changed = !had || h->executor.num_threads != executor->num_threads ||
+                 h->executor.schedule != executor->schedule ||
+                 h->executor_context != executor_context;
+  if (changed) {
+    h->executor = *executor;
+    h->executor_context = executor_context;
+    if (!had && h->request_id != 0) {
+      // A shared-pool handle now runs on the client's threads: its request no longer applies.
+      poolshim::core::release_request(h->request_id);
+      h->request_id = 0;
+    }
+    h->has_executor.store(true, std::memory_order_release);
+  }
+  pthread_mutex_unlock(&h->exec_mutex);
+  return changed;
+}
+
+void pthreadpool_destroy(pthreadpool_t pool) {
+  POOLSHIM_PTP_FORWARD(destroy, pool);
+  (void)destroy(pool);
+}
+
+}  // extern "C"

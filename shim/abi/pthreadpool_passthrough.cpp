@@ -1,0 +1,115 @@
+// POOLSHIM_DISABLE=pthreadpool (see pthreadpool_passthrough.h).
+//
+// Note on Debian's library: its compute_* functions call pthreadpool_parallelize_* and
+// pthreadpool_get_threads_count through its own PLT, so under LD_PRELOAD those inner calls land
+// back in the shim's exports with a Debian pool pointer. That is fine in passthrough mode (every
+// export forwards to Debian again); outside it the shim never calls Debian's compute_*.
+#include "abi/pthreadpool_passthrough.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <string.h>
+
+#include <atomic>
+
+#include "diag/log.h"
+#include "diag/options.h"
+
+namespace poolshim::abi::ptp::passthrough {
+namespace {
+
+constexpr const char* kSoname = "libpthreadpool.so.0";
+
+// Indexed by Fn.
+constexpr const char* kNames[] = {
+    "pthreadpool_create", "pthreadpool_destroy", "pthreadpool_get_threads_count",
+    "pthreadpool_parallelize_1d", "pthreadpool_parallelize_1d_with_uarch",
+    "pthreadpool_parallelize_1d_tile_1d", "pthreadpool_parallelize_2d",
+    "pthreadpool_parallelize_2d_tile_1d", "pthreadpool_parallelize_2d_tile_2d",
+    "pthreadpool_parallelize_2d_tile_2d_with_uarch", "pthreadpool_parallelize_3d",
+    "pthreadpool_parallelize_3d_tile_1d", "pthreadpool_parallelize_3d_tile_2d",
+    "pthreadpool_parallelize_3d_tile_2d_with_uarch", "pthreadpool_parallelize_4d",
+    "pthreadpool_parallelize_4d_tile_1d", "pthreadpool_parallelize_4d_tile_2d",
+    "pthreadpool_parallelize_4d_tile_2d_with_uarch", "pthreadpool_parallelize_5d",
+    "pthreadpool_parallelize_5d_tile_1d", "pthreadpool_parallelize_5d_tile_2d",
+    "pthreadpool_parallelize_6d", "pthreadpool_parallelize_6d_tile_1d",
+    "pthreadpool_parallelize_6d_tile_2d", "pthreadpool_compute_1d", "pthreadpool_compute_1d_tiled",
+    "pthreadpool_compute_2d", "pthreadpool_compute_2d_tiled", "pthreadpool_compute_3d_tiled",
+    "pthreadpool_compute_4d_tiled",
+};
+static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Fn::count),
+              "one name per Fn");
+
+void* g_symbols[static_cast<size_t>(Fn::count)];
+bool g_loaded = false;  // written once under g_once
+pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+// 0 = not decided yet, 1 = the shim serves the API, 2 = passthrough. Written once (the value is
+// a pure function of the environment, so racing first calls store the same thing).
+std::atomic<int> g_mode{0};
+
+void load() {
+  void* handle = dlopen(kSoname, RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* err = dlerror();
+    POOLSHIM_LOG(warn, "POOLSHIM_DISABLE=pthreadpool: cannot open %s (%s); the shim keeps serving "
+                 "the pthreadpool API", kSoname, err ? err : "unknown error");
+    return;
+  }
+  Dl_info mine;
+  bool have_mine = dladdr(reinterpret_cast<void*>(&load), &mine) != 0;
+  for (size_t i = 0; i < static_cast<size_t>(Fn::count); ++i) {
+    void* sym = dlsym(handle, kNames[i]);
+    // dlsym on a handle searches that object and its dependencies only; still refuse an address
+    // inside the shim, which would make a forwarded call recurse forever.
+    Dl_info theirs;
+    if (sym != nullptr && have_mine && dladdr(sym, &theirs) != 0 &&
+        theirs.dli_fbase == mine.dli_fbase)
+      sym = nullptr;
+    g_symbols[i] = sym;
+  }
+  g_loaded = g_symbols[static_cast<size_t>(Fn::create)] != nullptr &&
+             g_symbols[static_cast<size_t>(Fn::destroy)] != nullptr;
+  if (g_loaded)
+    POOLSHIM_LOG(info, "POOLSHIM_DISABLE=pthreadpool: forwarding every pthreadpool_* call to %s",
+                 kSoname);
+}
+
+// The functions Debian lacks that were already reported (small fixed table).
+constexpr size_t kNotedSlots = 32;
+const char* g_noted[kNotedSlots];
+size_t g_noted_count = 0;
+pthread_mutex_t g_noted_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+}  // namespace
+
+bool active() {
+  int mode = g_mode.load(std::memory_order_acquire);
+  if (mode == 0) {
+    bool disabled = (diag::options().disabled & diag::kSurfacePthreadpool) != 0;
+    if (disabled) pthread_once(&g_once, load);
+    mode = disabled && g_loaded ? 2 : 1;
+    g_mode.store(mode, std::memory_order_release);
+  }
+  return mode == 2;
+}
+
+void* symbol(Fn f) {
+  pthread_once(&g_once, load);
+  return g_symbols[static_cast<size_t>(f)];
+}
+
+void note_missing(const char* name, const char* fallback) {
+  if (!diag::log_enabled(diag::LogLevel::info)) return;
+  pthread_mutex_lock(&g_noted_mutex);
+  bool first = true;
+  for (size_t i = 0; i < g_noted_count; ++i)
+    if (strcmp(g_noted[i], name) == 0) first = false;
+  if (first && g_noted_count < kNotedSlots) g_noted[g_noted_count++] = name;
+  pthread_mutex_unlock(&g_noted_mutex);
+  if (first)
+    POOLSHIM_LOG(info, "POOLSHIM_DISABLE=pthreadpool: %s is not in %s; %s", name, kSoname,
+                 fallback);
+}
+
+}  // namespace poolshim::abi::ptp::passthrough

@@ -1,0 +1,42 @@
+// The one primitive every pthreadpool_* function is written on: run a flat range of items on
+// whatever a pthreadpool_t stands for (the shared pool within the handle's grant, the client's
+// executor, or the calling thread).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "abi/pthreadpool_handle.h"
+#include "core/pool.h"
+
+namespace poolshim::abi::ptp {
+
+// Threads a call on this target may use now (>= 1). Bounds every thread_index of the call.
+size_t width(const Target& t);
+
+// fn(ctx, thread_index, item) for every item in [0, range) exactly once; returns when all are
+// done. thread_index < width(t). flags: PTHREADPOOL_FLAG_* (DISABLE_DENORMALS is honoured on
+// every path, including the serial one, as upstream does).
+void run(const Target& t, size_t range, core::TaskFn fn, void* ctx, uint32_t flags);
+
+// The executor path (pthreadpool_executor.cpp): called by run() for Kind::executor.
+void run_on_executor(Handle* h, size_t range, core::TaskFn fn, void* ctx, uint32_t flags);
+size_t executor_width(Handle* h);
+// True while the calling thread runs an item of an executor call (nested calls go inline).
+bool in_executor_task();
+
+// Saves the floating-point control state and flushes denormals to zero while alive, when
+// flags asks for it (PTHREADPOOL_FLAG_DISABLE_DENORMALS); otherwise does nothing.
+class DenormalsGuard {
+ public:
+  explicit DenormalsGuard(uint32_t flags);
+  ~DenormalsGuard();
+  DenormalsGuard(const DenormalsGuard&) = delete;
+  DenormalsGuard& operator=(const DenormalsGuard&) = delete;
+
+ private:
+  bool active_;
+  uint64_t saved_;
+};
+
+}  // namespace poolshim::abi::ptp

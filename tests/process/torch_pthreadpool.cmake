@@ -1,0 +1,19 @@
+# Debian's PyTorch (python3-torch, run by /usr/bin/python3 which sees Debian's packages) on the
+# shim's pthreadpool: XNNPACK and QNNPACK ops across set_num_threads changes, bitwise identical
+# with and without LD_PRELOAD. The driver runs under the tests' interpreter; the workload under
+# POOLSHIM_TORCH_PYTHON. Skipped (CTest SKIP_RETURN_CODE 77) where torch is not importable.
+
+if(NOT Python3_Interpreter_FOUND)
+  message(STATUS "poolshim: no Python3 interpreter; torch process test skipped")
+  return()
+endif()
+
+set(POOLSHIM_TORCH_PYTHON /usr/bin/python3 CACHE FILEPATH
+  "Interpreter that can import Debian's torch (python3-torch) for process.torch.pthreadpool")
+
+add_test(NAME process.torch.pthreadpool
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/torch_driver.py
+    --python ${POOLSHIM_TORCH_PYTHON} --shim $<TARGET_FILE:poolshim>
+    --workload ${CMAKE_CURRENT_LIST_DIR}/torch_workload.py --timeout 90)
+set_tests_properties(process.torch.pthreadpool PROPERTIES
+  TIMEOUT 200 SKIP_RETURN_CODE 77 LABELS "process;pthreadpool;torch")

@@ -1,0 +1,126 @@
+// Helpers shared by the pthreadpool unit tests: a call recorder usable as any task type, Debian's
+// libpthreadpool.so.0 opened privately (the reference for the 30 functions it has), the
+// header's serial snippets written as plain nested loops (the reference for the others), and
+// random shapes.
+#pragma once
+
+#include <dlfcn.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "abi/pthreadpool_api.h"
+
+namespace ptp_test {
+
+using Call = std::vector<size_t>;
+
+// Records every call of a task: its arguments after the context, as size_t.
+struct Recorder {
+  std::mutex mutex;
+  std::vector<Call> calls;
+  void add(Call c) {
+    std::lock_guard<std::mutex> lock(mutex);
+    calls.push_back(std::move(c));
+  }
+  std::vector<Call> sorted() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<Call> s = calls;
+    std::sort(s.begin(), s.end());
+    return s;
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex);
+    calls.clear();
+  }
+};
+
+// &record<A...> has exactly the type of a pthreadpool task taking (void*, A...).
+template <typename... A>
+void record(void* ctx, A... args) {
+  static_cast<Recorder*>(ctx)->add(Call{static_cast<size_t>(args)...});
+}
+
+// Debian's engine, opened the way the shim opens it (RTLD_LOCAL: its symbols stay private).
+inline void* debian_handle() {
+  static void* h = dlopen("libpthreadpool.so.0", RTLD_NOW | RTLD_LOCAL);
+  return h;
+}
+template <typename F>
+F debian(const char* name) {
+  void* h = debian_handle();
+  return h ? reinterpret_cast<F>(dlsym(h, name)) : nullptr;
+}
+#define PTP_DEBIAN(fn) ::ptp_test::debian<decltype(&pthreadpool_##fn)>("pthreadpool_" #fn)
+
+// A grid shape for up to 6 dimensions; unused dimensions have range 1.
+struct Shape {
+  size_t r[6] = {1, 1, 1, 1, 1, 1};
+  size_t t[6] = {1, 1, 1, 1, 1, 1};
+  uint32_t default_uarch = 0;
+  uint32_t max_uarch = 0;
+  std::string str() const {
+    std::string s = "r=";
+    for (size_t v : r) s += std::to_string(v) + ",";
+    s += " t=";
+    for (size_t v : t) s += std::to_string(v) + ",";
+    s += " uarch=" + std::to_string(default_uarch) + "/" + std::to_string(max_uarch);
+    return s;
+  }
+};
+
+// Random shapes over `dims` dimensions: ranges include 0 and 1, tiles that do not divide the
+// range, tiles larger than the range; the total number of cells stays small.
+inline std::vector<Shape> random_shapes(size_t dims, size_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<Shape> out;
+  auto pick = [&](size_t lo, size_t hi) { return std::uniform_int_distribution<size_t>(lo, hi)(rng); };
+  const size_t budget_cells = 4096;
+  for (size_t n = 0; n < count; ++n) {
+    Shape s;
+    size_t cells = 1;
+    for (size_t d = 0; d < dims; ++d) {
+      size_t kind = pick(0, 9);
+      size_t r = kind == 0 ? 0 : kind == 1 ? 1 : pick(2, dims <= 2 ? 40 : 9);
+      if (cells * (r == 0 ? 1 : r) > budget_cells) r = 1;
+      cells *= r == 0 ? 1 : r;
+      s.r[d] = r;
+      size_t tk = pick(0, 3);
+      s.t[d] = tk == 0 ? 1 : tk == 1 ? r + pick(1, 3) : pick(2, 7);
+    }
+    s.default_uarch = static_cast<uint32_t>(pick(0, 3));
+    s.max_uarch = static_cast<uint32_t>(pick(0, 3));  // sometimes below the default
+    out.push_back(s);
+  }
+  return out;
+}
+
+// The header's serial snippet for a fully tiled D-dimensional grid:
+//   for (x0 = 0; x0 < r0; x0 += t0) ... body(start, count) with count = min(r - x, t).
+inline void serial_tiles(const Shape& s, size_t dims,
+                         const std::function<void(const size_t*, const size_t*)>& body) {
+  size_t start[6] = {0}, count[6] = {0};
+  std::function<void(size_t)> nest = [&](size_t d) {
+    if (d == dims) return body(start, count);
+    for (size_t x = 0; x < s.r[d]; x += s.t[d]) {
+      start[d] = x;
+      count[d] = std::min(s.r[d] - x, s.t[d]);
+      nest(d + 1);
+    }
+  };
+  nest(0);
+}
+
+// Sets an environment variable before main() (and so before the shim reads its options).
+struct EnvAtLoad {
+  EnvAtLoad(const char* name, const char* value) { setenv(name, value, 1); }
+};
+
+}  // namespace ptp_test
