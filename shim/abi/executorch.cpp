@@ -5,6 +5,7 @@
 // - Nothing reachable from a nested call waits on a lock: run() on the shared object takes none
 //   (core::run goes inline inside a task) and get_thread_count() reads an atomic.
 #include "abi/executorch.h"
+#include "core/tls.h"
 
 #include <pthread.h>
 
@@ -37,7 +38,7 @@ pthread_once_t g_negotiate_once = PTHREAD_ONCE_INIT;
 
 // Set while get_pthreadpool() is forwarded to a module's own definition: that module's nested
 // call to get_threadpool() must get its own pool back (see et_get_pthreadpool).
-thread_local const void* t_forwarding_base = nullptr;
+POOLSHIM_FAST_TLS thread_local const void* t_forwarding_base = nullptr;
 
 constexpr const char* kComponent = "executorch";
 

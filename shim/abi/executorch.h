@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "abi/executorch_symbols.h"
+#include "core/tls.h"
 
 namespace poolshim::abi {
 
@@ -36,5 +37,5 @@ bool et_parallel_for(int64_t begin, int64_t end, int64_t grain, FunctionRefRange
 
 // The process-wide NoThreadPoolGuard flag (exported under both namespaces' names) and the
 // parallel_for thread number; defined in executorch_exports.cpp.
-extern "C" __thread bool poolshim_et_guard_flag;
-extern "C" __thread int64_t poolshim_et_thread_num;
+extern "C" POOLSHIM_FAST_TLS __thread bool poolshim_et_guard_flag;
+extern "C" POOLSHIM_FAST_TLS __thread int64_t poolshim_et_thread_num;

@@ -6,6 +6,7 @@
 // Every wrapper captures its own return address: that is how a call that must be forwarded
 // finds the caller's module (see executorch_forward.h).
 #include "abi/executorch.h"
+#include "core/tls.h"
 
 #define RET __builtin_return_address(0)
 #define HIDDEN extern "C" __attribute__((visibility("hidden"), used, noinline))
@@ -20,8 +21,8 @@ using poolshim::abi::StdFunctionIndex;
 // Defined here, next to their aliases: an assembler alias (.set) must name a symbol of its own
 // translation unit.
 extern "C" {
-__thread bool poolshim_et_guard_flag = false;
-__thread int64_t poolshim_et_thread_num = 0;
+POOLSHIM_FAST_TLS __thread bool poolshim_et_guard_flag = false;
+POOLSHIM_FAST_TLS __thread int64_t poolshim_et_thread_num = 0;
 }
 
 // Defines both namespaces' wrappers of one member/function.

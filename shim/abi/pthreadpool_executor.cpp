@@ -17,12 +17,13 @@
 #include <new>
 
 #include "abi/pthreadpool_run.h"
+#include "core/tls.h"
 #include "diag/log.h"
 
 namespace poolshim::abi::ptp {
 namespace {
 
-thread_local unsigned t_executor_depth = 0;
+POOLSHIM_FAST_TLS thread_local unsigned t_executor_depth = 0;
 
 struct Job {
   // Reference count: the caller plus one per scheduled task. The last release deletes the job.

@@ -6,6 +6,7 @@
 // runs inline, and every query (width, pool_size, started) reads atomics. So a task of module A
 // that calls module B's parallel_for cannot deadlock on the pool that A's call holds.
 #include "core/pool.h"
+#include "core/tls.h"
 
 #include <pthread.h>
 
@@ -39,10 +40,10 @@ std::atomic<size_t> g_next_worker_index{1};
 pthread_once_t g_atfork_once = PTHREAD_ONCE_INIT;
 
 // Per-thread state. t_task_depth > 0 while the thread runs a task (nested calls go inline).
-thread_local unsigned t_task_depth = 0;
-thread_local bool t_is_caller = false;
-thread_local unsigned t_generation = 0;
-thread_local size_t t_worker_index = 0;
+POOLSHIM_FAST_TLS thread_local unsigned t_task_depth = 0;
+POOLSHIM_FAST_TLS thread_local bool t_is_caller = false;
+POOLSHIM_FAST_TLS thread_local unsigned t_generation = 0;
+POOLSHIM_FAST_TLS thread_local size_t t_worker_index = 0;
 
 size_t budget_threads() { return budget::current().threads; }
 
