@@ -111,11 +111,13 @@ void* et_get_threadpool(EtSym sym, const void* ret) {
     if (auto f = own<void* (*)()>(sym, ret)) return f();
   }
   size_t g = grant();
-  diag::report_modules_once();
-  diag::log_first_call(static_cast<unsigned>(sym) + 1000u, ret,
-                       sym == EtSym::torch_get_threadpool ? "executorch (torch:: namespace) get_threadpool()"
-                                                          : "executorch get_threadpool()",
-                       "shared pool (%zu threads)", core::width(g));
+  if (diag::log_enabled(diag::LogLevel::info)) {  // the hot path pays one branch for logging
+    diag::report_modules_once();
+    diag::log_first_call(static_cast<unsigned>(sym) + 1000u, ret,
+                         sym == EtSym::torch_get_threadpool ? "executorch (torch:: namespace) get_threadpool()"
+                                                            : "executorch get_threadpool()",
+                         "shared pool (%zu threads)", core::width(g));
+  }
   return g_shared_object;
 }
 

@@ -18,11 +18,13 @@ namespace poolshim::elf {
 struct ModuleRecord {
   uintptr_t bias = 0;
   const void* phdr = nullptr;
-  const char* path = "";     // as the dynamic linker knows it; "" for the main executable
-  const char* display = "";  // for log lines: the main executable's real path, else path
+  // The strings are set before a record is published (nullptr defaults keep the 1024-record
+  // table in .bss: a non-zero default put 472 KiB of it in .data, written in every process).
+  const char* path = nullptr;     // as the dynamic linker knows it; "" for the main executable
+  const char* display = nullptr;  // for log lines: the main executable's real path, else path
   ModuleVerdict alone;       // judged from the module alone
   ModuleVerdict effective;   // after the main executable's precedence (see verdict.h)
-  const char* reason = "";   // describe_reasons(effective), for poolshim_get_modules
+  const char* reason = nullptr;   // describe_reasons(effective), for poolshim_get_modules
   mutable std::atomic<bool> reported{false};  // the load-time report printed it
 };
 
