@@ -20,6 +20,16 @@ struct Request {
 };
 
 pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
+pthread_once_t g_atfork_once = PTHREAD_ONCE_INIT;
+
+// A fork() while another thread holds g_mutex would leave the child's copy locked forever.
+void atfork_child() { pthread_mutex_init(&g_mutex, nullptr); }
+void register_atfork() { pthread_atfork(nullptr, nullptr, atfork_child); }
+
+void lock() {
+  pthread_once(&g_atfork_once, register_atfork);
+  pthread_mutex_lock(&g_mutex);
+}
 // Leaked on purpose: requests may be made from static destructors after this TU's would run.
 std::vector<Request>& requests() {
   static auto* r = new std::vector<Request>();
@@ -48,7 +58,7 @@ size_t grant_for(size_t threads) {
 
 size_t request_threads(const char* component, size_t threads) {
   const char* name = component ? component : "default";
-  pthread_mutex_lock(&g_mutex);
+  lock();
   Request* found = nullptr;
   for (Request& r : requests())
     if (r.id == 0 && strncmp(r.name, name, sizeof r.name - 1) == 0) found = &r;
@@ -69,7 +79,7 @@ size_t request_threads(const char* component, size_t threads) {
 
 void release_threads(const char* component) {
   const char* name = component ? component : "default";
-  pthread_mutex_lock(&g_mutex);
+  lock();
   auto& rs = requests();
   for (size_t i = 0; i < rs.size(); ++i) {
     if (rs[i].id == 0 && strncmp(rs[i].name, name, sizeof rs[i].name - 1) == 0) {
@@ -82,7 +92,7 @@ void release_threads(const char* component) {
 }
 
 size_t add_request(size_t threads, size_t* grant_out) {
-  pthread_mutex_lock(&g_mutex);
+  lock();
   Request r{};
   r.id = g_next_id++;
   r.threads = threads;
@@ -94,7 +104,7 @@ size_t add_request(size_t threads, size_t* grant_out) {
 }
 
 void update_request(size_t id, size_t threads, size_t* grant_out) {
-  pthread_mutex_lock(&g_mutex);
+  lock();
   for (Request& r : requests())
     if (r.id == id) r.threads = threads;
   resize_pool_locked();
@@ -103,7 +113,7 @@ void update_request(size_t id, size_t threads, size_t* grant_out) {
 }
 
 void release_request(size_t id) {
-  pthread_mutex_lock(&g_mutex);
+  lock();
   auto& rs = requests();
   for (size_t i = 0; i < rs.size(); ++i) {
     if (rs[i].id == id) {
@@ -116,7 +126,7 @@ void release_request(size_t id) {
 }
 
 size_t live_requests() {
-  pthread_mutex_lock(&g_mutex);
+  lock();
   size_t n = requests().size();
   pthread_mutex_unlock(&g_mutex);
   return n;
