@@ -25,19 +25,7 @@ import os
 import subprocess
 import sys
 
-FAILURES = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        FAILURES.append(what)
-
-
-def clean_env(**extra):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("POOLSHIM_") and k != "LD_PRELOAD"}
-    env.update(extra)
-    return env
+from proc_checks import FAILURES, check, clean_env
 
 
 def audit_json(args, targets):

@@ -2,7 +2,6 @@
 // allow-list in tests/unit/data/exports.allow (one name a line; '#' starts a comment). A symbol
 // that leaks (say, a std:: template instantiation) or an ABI entry that disappears both fail.
 #include <gtest/gtest.h>
-#include <stdio.h>
 
 #include <fstream>
 #include <set>
@@ -10,23 +9,13 @@
 #include <string>
 
 #include "abi/executorch_symbols.h"
+#include "shim_exports.h"
 
 namespace {
 
-const std::string kLibrary = std::string(POOLSHIM_BINARY_DIR) + "/lib/libpoolshim.so";
-
 std::set<std::string> exported() {
   std::set<std::string> names;
-  std::string cmd = "nm -D --defined-only '" + kLibrary + "' 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return names;
-  char line[4096];
-  while (fgets(line, sizeof line, p)) {
-    std::istringstream in(line);
-    std::string addr, type, name;
-    if (in >> addr >> type >> name) names.insert(name);
-  }
-  pclose(p);
+  for (const auto& entry : shim_dynamic_exports()) names.insert(entry.first);
   // Linker-defined markers, not part of any surface.
   for (const char* m : {"_init", "_fini", "__bss_start", "_edata", "_end"}) names.erase(m);
   return names;
@@ -48,7 +37,7 @@ std::set<std::string> allowed() {
 
 TEST(Exports, ExactlyTheAllowList) {
   std::set<std::string> have = exported(), want = allowed();
-  ASSERT_FALSE(have.empty()) << "could not read the exports of " << kLibrary;
+  ASSERT_FALSE(have.empty()) << "could not read the exports of " << shim_library_path();
   ASSERT_FALSE(want.empty()) << "could not read the allow-list";
   for (const std::string& s : have) EXPECT_TRUE(want.count(s)) << "exported but not allowed: " << s;
   for (const std::string& s : want) EXPECT_TRUE(have.count(s)) << "allowed but not exported: " << s;

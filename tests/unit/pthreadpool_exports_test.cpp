@@ -2,12 +2,12 @@
 // header: all exported (nm -D --defined-only), nothing else named pthreadpool_*, each one listed
 // in docs/pthreadpool-coverage.md.
 #include <gtest/gtest.h>
-#include <stdio.h>
 
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
+
+#include "shim_exports.h"
 
 namespace {
 
@@ -53,20 +53,11 @@ const char* const kApi[] = {
 
 std::set<std::string> exported_pthreadpool_functions() {
   std::set<std::string> names;
-  std::string cmd =
-      "nm -D --defined-only '" + std::string(POOLSHIM_BINARY_DIR) + "/lib/libpoolshim.so' 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return names;
-  char line[4096];
-  while (fgets(line, sizeof line, p)) {
-    std::istringstream in(line);
-    std::string addr, type, name;
-    if (in >> addr >> type >> name && name.rfind("pthreadpool_", 0) == 0) {
-      EXPECT_EQ(type, "T") << name << " should be a function";
-      names.insert(name);
-    }
+  for (const auto& [name, type] : shim_dynamic_exports()) {
+    if (name.rfind("pthreadpool_", 0) != 0) continue;
+    EXPECT_EQ(type, "T") << name << " should be a function";
+    names.insert(name);
   }
-  pclose(p);
   return names;
 }
 
