@@ -24,7 +24,7 @@ extern "C" {
 
 /** Version of this header; poolshim_info.version reports the library's. */
 #define POOLSHIM_VERSION_MAJOR 0
-#define POOLSHIM_VERSION_MINOR 1
+#define POOLSHIM_VERSION_MINOR 2
 #define POOLSHIM_VERSION ((POOLSHIM_VERSION_MAJOR << 16) | POOLSHIM_VERSION_MINOR)
 
 /**
@@ -60,8 +60,19 @@ POOLSHIM_API size_t poolshim_get_width(size_t max_threads);
 /** Threads in the pool, counting the caller (the size it will start with, if not started). */
 POOLSHIM_API size_t poolshim_get_pool_size(void);
 
-/** The thread budget of the process (at least 1). */
+/** The thread budget in force (at least 1): the cap set with poolshim_set_budget(), else the
+ *  computed budget (POOLSHIM_NUM_THREADS, affinity mask, cgroup quota). */
 POOLSHIM_API size_t poolshim_get_budget(void);
+
+/**
+ * Cap the budget at run time (threadpoolctl-style), from any thread, at any time, including from
+ * inside a task and while other threads are inside calls. Every top-level call that starts after
+ * this returns uses at most min(threads, computed budget) threads; calls already running finish
+ * unchanged (nothing is lost or run twice).
+ * @param threads  the cap; 0 removes it (the computed budget is in force again).
+ * @return the budget now in force.
+ */
+POOLSHIM_API size_t poolshim_set_budget(size_t threads);
 
 /** Where the budget came from, e.g. "POOLSHIM_NUM_THREADS=4" or "affinity mask (8 CPUs)".
  *  Never NULL; the string lives as long as the process. */
@@ -81,6 +92,14 @@ struct poolshim_info {
   size_t live_requests;       /**< components and pthreadpool handles with a request */
   uint32_t disabled_surfaces; /**< POOLSHIM_DISABLE as bits: 1 = executorch, 2 = pthreadpool */
   int log_level;              /**< 0 off, 1 warn, 2 info, 3 debug */
+  /* version 0.2 */
+  size_t computed_budget;     /**< the budget before any cap (env, affinity, cgroup) */
+  size_t budget_cap;          /**< the poolshim_set_budget() cap in force; 0 = none */
+  int degraded;               /**< 1 when parallel calls run serially because the pool failed */
+  const char* degraded_reason;/**< why, or "" (never NULL) */
+  const char* group;          /**< POOLSHIM_GROUP name, or "" when not in a group */
+  size_t group_members;       /**< live processes in the group (0 when not in a group) */
+  size_t group_busy;          /**< pool threads busy across the group right now */
 };
 
 /**

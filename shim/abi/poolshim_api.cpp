@@ -57,6 +57,11 @@ POOLSHIM_API size_t poolshim_get_pool_size(void) { return poolshim::core::pool_s
 
 POOLSHIM_API size_t poolshim_get_budget(void) { return poolshim::budget::current().threads; }
 
+POOLSHIM_API size_t poolshim_set_budget(size_t threads) {
+  (void)threads;  // interim: the cap lands with the scheduler
+  return poolshim::budget::current().threads;
+}
+
 POOLSHIM_API const char* poolshim_get_budget_source(void) {
   return poolshim::budget::current().source;
 }

@@ -193,4 +193,19 @@ bool in_task() { return t_task_depth > 0; }
 
 void request_size(size_t threads) { g_target.store(threads, std::memory_order_relaxed); }
 
+// Interim: run_ranges on top of the per-item path (replaced by the scheduler).
+void run_ranges(size_t range, RangeFn fn, void* ctx, size_t max_threads, uint32_t flags) {
+  struct R {
+    RangeFn fn;
+    void* ctx;
+  } r{fn, ctx};
+  run(range, [](void* p, size_t t, size_t i) { auto* x = static_cast<R*>(p); x->fn(x->ctx, t, i, i + 1); },
+      &r, max_threads, flags);
+}
+
+const char* degraded_reason() { return nullptr; }
+void pool_atfork_prepare() {}
+void pool_atfork_parent() {}
+void pool_atfork_child() {}
+
 }  // namespace poolshim::core
