@@ -1,0 +1,27 @@
+// Busy-thread accounting: how many threads are running pool work right now, against the budget.
+// Callers of top-level parallel calls always count and never wait; a worker joins a call only
+// when a slot is free, and leaves its call between runs of items when more threads are busy than
+// the budget allows (a caller arrived). With POOLSHIM_GROUP the count is shared by every process
+// of the group (budget/group_ledger.*); otherwise it is a process-local atomic.
+#pragma once
+#include <cstddef>
+
+namespace poolshim::core::busy {
+
+// A top-level caller starts / stops running its own call. Never fails, never waits.
+void caller_enter();
+void caller_leave();
+
+// A worker wants to run pool work: true (and counted) when fewer threads than the budget are
+// busy. Lock-free.
+bool worker_try_enter();
+void worker_leave();
+
+// True when more threads are busy than the budget allows; a worker checks this between runs of
+// items and leaves its call when it is (its remaining items are taken by the others).
+bool over_budget();
+
+// The budget the count is held against (the cap or the computed budget); set by the pool.
+void set_limit(size_t threads);
+
+}  // namespace poolshim::core::busy
