@@ -25,3 +25,8 @@ bool over_budget();
 void set_limit(size_t threads);
 
 }  // namespace poolshim::core::busy
+
+namespace poolshim::core::busy {
+// In a forked child: only the forking thread exists; `own` is 1 if it is inside a top-level call.
+void reset_after_fork(long own);
+}  // namespace poolshim::core::busy
