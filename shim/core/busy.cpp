@@ -28,6 +28,10 @@ bool worker_try_enter() {
 
 void worker_leave() { g_busy.fetch_sub(1, std::memory_order_relaxed); }
 
+bool has_room() {
+  return g_busy.load(std::memory_order_relaxed) < g_limit.load(std::memory_order_relaxed);
+}
+
 bool over_budget() {
   return g_busy.load(std::memory_order_relaxed) > g_limit.load(std::memory_order_relaxed);
 }

@@ -17,6 +17,9 @@ void caller_leave();
 bool worker_try_enter();
 void worker_leave();
 
+// True when a worker could join now (fewer threads busy than the budget). Lock-free.
+bool has_room();
+
 // True when more threads are busy than the budget allows; a worker checks this between runs of
 // items and leaves its call when it is (its remaining items are taken by the others).
 bool over_budget();

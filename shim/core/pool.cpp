@@ -254,7 +254,8 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
 
   g_slots[s].job.store(&job, std::memory_order_seq_cst);
   g_open.fetch_or(uint64_t{1} << s, std::memory_order_seq_cst);
-  workers::wake(lanes - 1);
+  // Wake sleepers only when one of them could join; spinning workers see the epoch either way.
+  workers::wake(busy::has_room() ? lanes - 1 : 0);
 
   try {
     participate(job, 0, false);
@@ -269,7 +270,7 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
 
 }  // namespace
 
-bool help_one_call() {
+Help help_one_call() {
   uint64_t open = g_open.load(std::memory_order_acquire);
   while (open != 0) {
     size_t s = static_cast<size_t>(__builtin_ctzll(open));
@@ -277,24 +278,24 @@ bool help_one_call() {
     Slot& slot = g_slots[s];
     slot.refs.fetch_add(1, std::memory_order_seq_cst);
     Job* job = slot.job.load(std::memory_order_seq_cst);
-    bool helped = false;
+    Help helped = Help::nothing;
     if (job != nullptr && job->next_lane.load(std::memory_order_relaxed) < job->lanes &&
         !job->cancelled.load(std::memory_order_relaxed)) {
       if (!busy::worker_try_enter()) {  // the budget's threads are all busy: stay out
         slot_leave(slot);
-        return false;
+        return Help::over_budget;
       }
       size_t lane = job->next_lane.fetch_add(1, std::memory_order_relaxed);
       if (lane < job->lanes) {
         worker_share(*job, lane);
-        helped = true;
+        helped = (job->flags & kFlagYieldWorkers) != 0 ? Help::helped_yield : Help::helped;
       }
       busy::worker_leave();
     }
     slot_leave(slot);
-    if (helped) return true;
+    if (helped != Help::nothing) return helped;
   }
-  return false;
+  return Help::nothing;
 }
 
 void mark_worker_thread() { t_is_worker = true; }

@@ -41,23 +41,30 @@ long now_ns() {
   return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
+// Spins on the epoch for kSpinNs: true when it moved (a call was published).
+bool spin_for_epoch_change(uint32_t seen) {
+  long deadline = now_ns() + kSpinNs;
+  for (unsigned i = 1;; ++i) {
+    cpu_relax();
+    if (g_epoch.load(std::memory_order_relaxed) != seen) return true;
+    if ((i & 63) == 0 && now_ns() > deadline) return false;
+  }
+}
+
 void* worker_main(void*) {
   mark_worker_thread();
+  bool yield_next = false;  // the last call asked its workers to sleep right after it
   for (;;) {
     uint32_t seen = g_epoch.load(std::memory_order_acquire);
-    if (help_one_call()) continue;
-    // Spin: a call that follows within kSpinNs costs no system call on either side.
-    bool woke = false;
-    long deadline = now_ns() + kSpinNs;
-    for (unsigned i = 1;; ++i) {
-      cpu_relax();
-      if (g_epoch.load(std::memory_order_relaxed) != seen) {
-        woke = true;
-        break;
-      }
-      if ((i & 63) == 0 && now_ns() > deadline) break;
+    Help h = help_one_call();
+    if (h == Help::helped || h == Help::helped_yield) {
+      yield_next = h == Help::helped_yield;
+      continue;
     }
-    if (woke) continue;
+    // Spin first (a call that follows within kSpinNs costs no system call on either side),
+    // unless the budget is full or the last call asked for PTHREADPOOL_FLAG_YIELD_WORKERS.
+    if (h == Help::nothing && !yield_next && spin_for_epoch_change(seen)) continue;
+    yield_next = false;
     g_sleepers.fetch_add(1, std::memory_order_seq_cst);
     if (g_epoch.load(std::memory_order_seq_cst) == seen) futex_wait(&g_epoch, seen);
     g_sleepers.fetch_sub(1, std::memory_order_relaxed);
@@ -115,6 +122,7 @@ size_t ensure(size_t n) {
 }
 
 void wake(size_t n) {
+  // The bump alone redirects spinning workers; the futex call only happens for sleepers.
   g_epoch.fetch_add(1, std::memory_order_seq_cst);
   uint32_t sleeping = g_sleepers.load(std::memory_order_seq_cst);
   if (sleeping == 0 || n == 0) return;
