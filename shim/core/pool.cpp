@@ -75,6 +75,7 @@ size_t budget_in_force() {
 }
 
 size_t current_size() {
+  if (workers::failure() != nullptr) return 1;  // degraded: every call runs on its caller
   size_t b = budget_in_force();
   size_t t = g_target.load(std::memory_order_relaxed);
   return t == 0 || t > b ? b : t;
