@@ -17,6 +17,8 @@
 #include <atomic>
 #include <limits>
 #include <memory>
+#include <new>
+#include <type_traits>
 
 #include "budget/budget.h"
 #include "core/busy.h"
@@ -38,6 +40,8 @@ constexpr size_t kSlots = 64;            // calls that can be shared at once (on
 constexpr size_t kInlineLanes = 16;      // lanes kept on the caller's stack; more are allocated
 // Lane lengths are int64_t: a range above this is run as consecutive windows.
 constexpr size_t kMaxWindow = size_t{1} << 62;
+
+static_assert(std::is_trivially_destructible<Lane>::value, "lanes in raw storage are never destroyed");
 
 struct alignas(64) Slot {
   std::atomic<Job*> job{nullptr};   // written by the owning caller; read by workers
@@ -237,7 +241,8 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
     ~SlotOwner() { release_slot(s); }
   } owner{s};
 
-  Lane inline_lanes[kInlineLanes];
+  // Only the lanes the call uses are constructed (a Lane is a cache line: no need to touch 16).
+  alignas(Lane) unsigned char inline_storage[kInlineLanes * sizeof(Lane)];
   std::unique_ptr<Lane[]> heap_lanes;
   Job job;
   job.fn = fn;
@@ -246,7 +251,8 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   job.flags = flags;
   job.lanes = lanes;
   if (lanes <= kInlineLanes) {
-    job.lane = inline_lanes;
+    job.lane = reinterpret_cast<Lane*>(inline_storage);
+    for (size_t i = 0; i < lanes; ++i) new (&job.lane[i]) Lane();  // trivially destructible
   } else {
     heap_lanes.reset(new Lane[lanes]);
     job.lane = heap_lanes.get();
