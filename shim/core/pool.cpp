@@ -69,6 +69,9 @@ POOLSHIM_FAST_TLS thread_local unsigned t_task_depth = 0;
 POOLSHIM_FAST_TLS thread_local bool t_is_worker = false;
 POOLSHIM_FAST_TLS thread_local bool t_in_call = false;  // a top-level caller, for fork
 POOLSHIM_FAST_TLS thread_local size_t t_read_width = 0;  // 0 = no read pending
+// The slot a worker holds a reference on (kSlots = none): a fork() from inside a worker's task
+// must leave that reference counted in the child, or the worker's release would underflow it.
+POOLSHIM_FAST_TLS thread_local size_t t_ref_slot = kSlots;
 
 size_t computed_budget() { return budget::current().threads; }
 
@@ -284,11 +287,13 @@ Help help_one_call() {
     open &= open - 1;
     Slot& slot = g_slots[s];
     slot.refs.fetch_add(1, std::memory_order_seq_cst);
+    t_ref_slot = s;
     Job* job = slot.job.load(std::memory_order_seq_cst);
     Help helped = Help::nothing;
     if (job != nullptr && job->next_lane.load(std::memory_order_relaxed) < job->lanes &&
         !job->cancelled.load(std::memory_order_relaxed)) {
       if (!busy::worker_try_enter()) {  // the budget's threads are all busy: stay out
+        t_ref_slot = kSlots;
         slot_leave(slot);
         return Help::over_budget;
       }
@@ -299,6 +304,7 @@ Help help_one_call() {
       }
       busy::worker_leave();
     }
+    t_ref_slot = kSlots;
     slot_leave(slot);
     if (helped != Help::nothing) return helped;
   }
@@ -383,13 +389,15 @@ void pool_atfork_parent() { workers::atfork_parent(); }
 
 // The child has only the forking thread: no worker exists, and every published call belonged
 // to a thread of the parent (or, for fork() from inside a task, is this thread's own, whose other
-// participants are gone). Forget them all; the next call starts workers afresh.
+// participants are gone: the items they had claimed are not run in the child). Forget them all;
+// the next call starts workers afresh. A fork from inside a worker's task keeps that worker's
+// own slot reference, which it releases when its task returns.
 void pool_atfork_child() {
   workers::atfork_child();
-  for (Slot& s : g_slots) {
-    s.job.store(nullptr, std::memory_order_relaxed);
-    s.refs.store(0, std::memory_order_relaxed);
-    s.waiting.store(0, std::memory_order_relaxed);
+  for (size_t i = 0; i < kSlots; ++i) {
+    g_slots[i].job.store(nullptr, std::memory_order_relaxed);
+    g_slots[i].refs.store(t_ref_slot == i ? 1 : 0, std::memory_order_relaxed);
+    g_slots[i].waiting.store(0, std::memory_order_relaxed);
   }
   g_owned.store(0, std::memory_order_relaxed);
   g_open.store(0, std::memory_order_relaxed);
