@@ -169,8 +169,11 @@ void Scanner::scan_pid(long pid) {
   std::vector<Mapping> maps;
   std::string error;
   if (!proc.read_maps(&maps, &error)) {
-    fail("/proc/" + std::to_string(pid) + "/maps", error);
     process_.exited = !proc.alive();
+    if (process_.exited)
+      fail("process " + std::to_string(pid), "exited before its modules could be read; nothing was judged");
+    else
+      fail("/proc/" + std::to_string(pid) + "/maps", error);
     return;
   }
   process_.exe = proc.exe();
