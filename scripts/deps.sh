@@ -11,7 +11,7 @@ pkgs=()
 for g in "${groups[@]}"; do
   case "$g" in
     build) pkgs+=(cmake g++ make pkg-config libpthreadpool-dev libcpuinfo-dev libarchive-dev nlohmann-json3-dev) ;;
-    test)  pkgs+=(libgtest-dev python3-dev python3) ;;
+    test)  pkgs+=(libgtest-dev python3-dev python3 dpkg-dev) ;;
     bench) pkgs+=(libbenchmark-dev gnuplot-nox hyperfine) ;;
     torch) pkgs+=(python3-torch) ;;
     *) echo "deps.sh: unknown group '$g' (build, test, bench, torch)" >&2; exit 2 ;;

@@ -11,6 +11,7 @@ RUNTIMES = (
     ("libiomp5", "OpenMP (Intel libiomp5)", "OMP_NUM_THREADS"),
     ("libomp", "OpenMP (LLVM libomp)", "OMP_NUM_THREADS"),
     ("libopenblas", "OpenBLAS", "OPENBLAS_NUM_THREADS"),
+    ("libscipy_openblas", "OpenBLAS (numpy/scipy wheels)", "OPENBLAS_NUM_THREADS"),
     ("libmkl_", "Intel MKL", "MKL_NUM_THREADS"),
     ("libtbb", "oneTBB", None),
 )

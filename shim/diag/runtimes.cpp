@@ -19,6 +19,7 @@ const Runtime kRuntimes[] = {
     {"libiomp5", "OpenMP (Intel libiomp5)", "OMP_NUM_THREADS"},
     {"libomp", "OpenMP (LLVM libomp)", "OMP_NUM_THREADS"},
     {"libopenblas", "OpenBLAS", "OPENBLAS_NUM_THREADS"},
+    {"libscipy_openblas", "OpenBLAS (numpy/scipy wheels)", "OPENBLAS_NUM_THREADS"},
     {"libmkl_", "Intel MKL", "MKL_NUM_THREADS"},
     {"libtbb", "oneTBB", "TBB's global_control (no variable; follows the affinity mask)"},
     {nullptr, nullptr, nullptr},

@@ -267,7 +267,7 @@ def exits_mid_scan(a):
     py = a.python
     partial = complete = 0
     rnd = random.Random(5)
-    for i in range(10):
+    for i in range(8):
         # The target says when its modules are loaded, then exits after a random part of the
         # time a scan takes (about 0.1-0.3 s here), so many rounds end during the scan.
         delay = rnd.choice([0.0, 0.02, 0.05, 0.1, 0.2])
