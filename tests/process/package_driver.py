@@ -73,6 +73,14 @@ def cmd_cmake_consumer(a):
         r = run([facts.get("command", "false"), "run", "--", "env"])
         check(f"LD_PRELOAD={os.path.realpath(facts.get('library', ''))}" in r.stdout,
               "the installed command preloads the installed library")
+        # The Python module from the install tree finds the installed library by itself.
+        pyenv = clean_env(PYTHONPATH=os.path.join(prefix, "lib", "python3", "dist-packages"))
+        r = run([a.python, "-m", "poolshim", "run", "--", a.python, "-c",
+                 "import poolshim, json; print(json.dumps(poolshim.info()))"], env=pyenv)
+        import json
+        info = json.loads(r.stdout) if r.returncode == 0 else {}
+        check(info.get("loaded") is True and os.path.realpath(info.get("library", "")) == os.path.realpath(facts.get("library", "")),
+              "python -m poolshim run from the install tree preloads the installed library")
         # The version file refuses a version it does not provide.
         bad = os.path.join(tmp, "bad")
         os.makedirs(bad)
