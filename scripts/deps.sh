@@ -10,8 +10,8 @@ groups=("$@")
 pkgs=()
 for g in "${groups[@]}"; do
   case "$g" in
-    build) pkgs+=(cmake g++ make pkg-config libpthreadpool-dev libcpuinfo-dev libarchive-dev) ;;
-    test)  pkgs+=(libgtest-dev python3-dev python3) ;;
+    build) pkgs+=(cmake g++ make pkg-config libpthreadpool-dev libcpuinfo-dev libarchive-dev nlohmann-json3-dev) ;;
+    test)  pkgs+=(libgtest-dev python3-dev python3 dpkg-dev) ;;
     bench) pkgs+=(libbenchmark-dev gnuplot-nox hyperfine) ;;
     torch) pkgs+=(python3-torch) ;;
     *) echo "deps.sh: unknown group '$g' (build, test, bench, torch)" >&2; exit 2 ;;

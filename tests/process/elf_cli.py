@@ -8,7 +8,9 @@ Each spawned process gets an environment built from scratch (no inherited POOLSH
 LD_PRELOAD). Exit 0 when every check passes.
 """
 import argparse
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,6 +30,9 @@ def cmd_run_usage(a):
     check(run([p, "frobnicate"]).returncode == 2, "unknown command: exit 2")
     r = run([p, "--help"])
     check(r.returncode == 0 and "audit" in r.stdout and "run" in r.stdout, "--help lists the commands, exit 0")
+    r = run([p, "--version"])
+    check(r.returncode == 0 and re.fullmatch(r"poolshim \d+\.\d+\.\d+\n", r.stdout) is not None, "--version prints one version")
+    check("--version" in run([p, "--help"]).stdout, "--help documents --version")
     r = run([p, "run", "--help"])
     check(r.returncode == 0 and "exit status" in r.stdout, "run --help documents the exit statuses")
     r = run([p, "help", "audit"])
@@ -57,6 +62,15 @@ def cmd_run_env(a):
     check(e.get("LD_PRELOAD") == shim + ":" + other, f"the shim comes first, the old LD_PRELOAD is kept ({e.get('LD_PRELOAD')})")
     check(e.get("POOLSHIM_NUM_THREADS") == "3", "--threads sets POOLSHIM_NUM_THREADS")
     check(e.get("POOLSHIM_LOG") == "warn", "--log sets POOLSHIM_LOG")
+    check(e.get("OMP_NUM_THREADS") == "3" and e.get("OPENBLAS_NUM_THREADS") == "3" and e.get("MKL_NUM_THREADS") == "3",
+          "run bounds OpenMP, OpenBLAS and MKL by the budget when their variables are unset")
+    r = run([p, "run", "--threads", "3", "--", "env"], env=clean_env(OMP_NUM_THREADS="7"))
+    check(env_of(r.stdout).get("OMP_NUM_THREADS") == "7", "a runtime variable already set is kept")
+    r = run([p, "run", "--threads", "3", "--no-runtime-env", "--", "env"], env=clean_env())
+    e = env_of(r.stdout)
+    check("OMP_NUM_THREADS" not in e and "MKL_NUM_THREADS" not in e, "--no-runtime-env leaves them unset")
+    r = run([p, "run", "--group", "g1", "--", "env"])
+    check(env_of(r.stdout).get("POOLSHIM_GROUP") == "g1", "--group sets POOLSHIM_GROUP")
     r = run([p, "run", "env"])
     e = env_of(r.stdout)
     check(e.get("LD_PRELOAD") == shim, "without -- the first non-option starts the command; library found next to the command")
@@ -122,16 +136,23 @@ def cmd_audit_inputs(a):
         os.symlink(tmp, os.path.join(tmp, "deep", "loop"))  # a symlinked folder is not followed
         os.symlink(os.path.join(tmp, "deep", "er", "copy.so"), os.path.join(tmp, "link.so"))
         r = run([p, "audit", "--all", tmp])
-        check(r.returncode == 2, f"a broken archive makes the run exit 2 (got {r.returncode})")
+        check(r.returncode == 2 and "INCOMPLETE" in r.stdout, f"a broken archive makes the run exit 2 (got {r.returncode})")
         check(r.stdout.count("copy.so") == 1 and "link.so" not in r.stdout, "folders are searched once each, links deduplicated")
         check("class32.so" in r.stdout and "32-bit ELF" in r.stdout, "a 32-bit file is listed as not read, with the reason")
         check("truncated.so" in r.stdout, "a truncated file is judged from what it holds")
         check("header_only.so" in r.stdout, "a file cut after its header is listed")
         check("notes.txt" not in r.stdout, "non-ELF files are skipped")
         check("broken.whl" in r.stderr, "the broken archive is named on stderr")
-        os.remove(os.path.join(tmp, "broken.whl"))
+        r = run([p, "audit", "--json", "--all", tmp])
+        j = json.loads(r.stdout)
+        bad = sorted(os.path.basename(f["path"].split("!")[0]) for f in j["incomplete"])
+        check(j["exit_status"] == 2 and j["complete"] is False and
+              {"broken.whl", "class32.so", "truncated.so", "header_only.so"} <= set(bad),
+              f"--json lists every input not read or read in part, with its reason ({bad})")
+        for name in ("broken.whl", "class32.so", "truncated.so", "header_only.so"):
+            os.remove(os.path.join(tmp, name))
         r = run([p, "audit", tmp])
-        check(r.returncode == 0, f"the same folder without the broken archive: exit 0 (got {r.returncode})")
+        check(r.returncode == 0, f"the same folder without the broken inputs: exit 0 (got {r.returncode})")
         r = run([p, "audit", os.path.join(tmp, "notes.txt")])
         check(r.returncode == 0 and "not an ELF file or archive" in r.stderr, "a named non-ELF file: a note, exit 0")
     finally:
@@ -151,6 +172,30 @@ def cmd_info(a):
     check(r.returncode == 0 and "invalid" in r.stdout and "budget: 3 threads" not in r.stdout,
           "an invalid value is shown as ignored")
     check(run([p, "info", "extra"]).returncode == 2, "info with an argument: exit 2")
+    r = run([p, "info", "--json"], env=clean_env(POOLSHIM_NUM_THREADS="3"))
+    j = json.loads(r.stdout)
+    check(r.returncode == 0 and j["budget"] == 3 and j["library"] == os.path.realpath(a.shim), "info --json: budget and library")
+    version = run([p, "--version"]).stdout.split()[-1]
+    check(j["poolshim_version"] == version, "info --json reports the command's version")
+    r = run([p, "info", "--pid", str(os.getpid())])
+    check(r.returncode == 0 and "libpoolshim: NOT loaded" in r.stdout, "info --pid of a process without the shim says so")
+    child = subprocess.Popen(["sleep", "30"],
+                             env=clean_env(LD_PRELOAD=os.path.realpath(a.shim), OMP_NUM_THREADS="2"))
+    try:
+        import time
+        for _ in range(200):  # until the loader has mapped the preload
+            if "libpoolshim" in open(f"/proc/{child.pid}/maps").read():
+                break
+            time.sleep(0.01)
+        r = run([p, "info", "--json", "--pid", str(child.pid)])
+        j = json.loads(r.stdout)
+        check(j["shim_loaded"] is True and j["environment"]["OMP_NUM_THREADS"] == "2",
+              "info --pid of a process with the shim: loaded, and its environment")
+        r = run([p, "audit", "--pid", str(child.pid)])
+        check(r.stdout.startswith(f"process {child.pid}: libpoolshim is loaded"), "audit --pid says first that the shim is loaded")
+    finally:
+        child.kill()
+        child.wait()
 
 
 def main():

@@ -1,0 +1,17 @@
+"""poolshim from Python: the one process-wide CPU thread pool, seen and steered from the interpreter.
+
+Pure Python (ctypes); nothing is compiled. The library itself is loaded by the dynamic linker
+(``LD_PRELOAD=libpoolshim.so`` or ``python -m poolshim run -- CMD``), never by this module:
+
+    >>> import poolshim
+    >>> poolshim.info()["loaded"]          # is libpoolshim in this process?
+    >>> with poolshim.limit(2):            # cap the budget for a block (threadpoolctl-style)
+    ...     model(x)
+
+``python -m poolshim run [--threads N] [--log LEVEL] [--group NAME] -- CMD ARGS...`` runs CMD with
+the library preloaded (see ``python -m poolshim --help``).
+"""
+from ._native import PoolshimNotLoaded, info, limit, loaded, library_path, other_runtimes
+from ._version import __version__
+
+__all__ = ["info", "limit", "loaded", "library_path", "other_runtimes", "PoolshimNotLoaded", "__version__"]

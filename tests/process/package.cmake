@@ -1,0 +1,19 @@
+# Packaging (cmake/packaging.cmake): the installed CMake package and pkg-config file, each used
+# by a consumer project built and run from a temporary prefix, and the .deb unpacked into a
+# scratch root. Driver: package_driver.py. Each test installs the whole build tree, so they need
+# every installed target built (they run after `cmake --build`).
+
+if(NOT Python3_Interpreter_FOUND OR NOT TARGET poolshim_cli)
+  message(STATUS "poolshim: no Python3 interpreter or no poolshim command; packaging tests skipped")
+  return()
+endif()
+
+set(_pkg_common ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/package_driver.py
+  --build-dir ${PROJECT_BINARY_DIR} --source-dir ${PROJECT_SOURCE_DIR} --cmake ${CMAKE_COMMAND}
+  --cpack ${CMAKE_CPACK_COMMAND} --python ${Python3_EXECUTABLE})
+foreach(_check cmake-consumer pkgconfig-consumer deb)
+  string(REPLACE "-" "_" _name ${_check})
+  add_test(NAME process.package.${_name} COMMAND ${_pkg_common} ${_check})
+  set_tests_properties(process.package.${_name} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
+    LABELS "process;package")
+endforeach()

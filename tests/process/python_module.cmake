@@ -1,0 +1,25 @@
+# The pure-Python module (python/poolshim, copied with its generated _build.py into
+# build/python by cmake/packaging.cmake): CPython with the fixture extensions, the cap API
+# through limit(), and Debian's PyTorch (/usr/bin/python3, POOLSHIM_TORCH_PYTHON) whose OpenMP
+# team follows the budget under `python -m poolshim run`. Driver: python_module.py.
+
+if(NOT Python3_Interpreter_FOUND)
+  message(STATUS "poolshim: no Python3 interpreter; Python module tests skipped")
+  return()
+endif()
+
+set(POOLSHIM_TORCH_PYTHON /usr/bin/python3 CACHE FILEPATH
+  "Interpreter that can import Debian's torch (python3-torch) for process.torch.pthreadpool")
+set(_pym ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/python_module.py
+  --pythonpath ${POOLSHIM_PYTHON_BUILD_DIR} --shim $<TARGET_FILE:poolshim>)
+
+add_test(NAME process.python.module COMMAND ${_pym} cpython --python ${Python3_EXECUTABLE}
+  --fixture-dir "${POOLSHIM_PYTHON_FIXTURE_DIR}")
+add_test(NAME process.python.limit COMMAND ${_pym} limit --python ${Python3_EXECUTABLE})
+set(_torch_cli)
+if(TARGET poolshim_cli)
+  set(_torch_cli --poolshim $<TARGET_FILE:poolshim_cli>)
+endif()
+add_test(NAME process.python.torch COMMAND ${_pym} torch --python ${POOLSHIM_TORCH_PYTHON} ${_torch_cli})
+set_tests_properties(process.python.module process.python.limit process.python.torch PROPERTIES
+  TIMEOUT 240 SKIP_RETURN_CODE 77 LABELS "process;python")
