@@ -1,0 +1,42 @@
+# Fork, exit and unload (issue 9, points 1, 5, 6; docs/design.md "Fork" and "Module lifetime").
+# Every test runs under the preload through core_driver.py, which kills a hang after --timeout;
+# the hosts also arm an alarm in every forked child, so one stuck child fails its round instead
+# of hanging the test.
+if(NOT Python3_Interpreter_FOUND)
+  return()
+endif()
+
+set(_fe_driver ${CMAKE_CURRENT_LIST_DIR}/core_driver.py)
+set(_fe_shim $<TARGET_FILE:poolshim>)
+set(_fe_lib ${PROJECT_BINARY_DIR}/lib)
+set(_fe_env --preload ${_fe_shim} --env POOLSHIM_NUM_THREADS=2)
+
+function(poolshim_fork_exit_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "DRIVER;COMMAND" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 60)
+  endif()
+  add_test(NAME process.fork_exit.${name}
+    COMMAND ${Python3_EXECUTABLE} ${_fe_driver} --timeout ${ARG_TIMEOUT} ${ARG_DRIVER} -- ${ARG_COMMAND})
+  math(EXPR _t "${ARG_TIMEOUT} + 30")
+  set_tests_properties(process.fork_exit.${name} PROPERTIES TIMEOUT ${_t} LABELS "process;fork")
+endfunction()
+
+# 100 rounds of fork after use, one test per surface the parent used; every child uses every
+# surface. parallel>=1: the children's pool really runs on worker threads (not all serial).
+foreach(_s et ptp api)
+  poolshim_fork_exit_test(fork_after_use_${_s}
+    DRIVER ${_fe_env} --expect rounds=100 --expect wrong=0 --expect hung=0 --expect crashed=0
+      --expect parallel>=1
+    COMMAND $<TARGET_FILE:fork_host> after-use-${_s} --rounds 100 ${_fe_lib}/module_a.so)
+endforeach()
+poolshim_fork_exit_test(fork_during_call
+  DRIVER ${_fe_env} --expect rounds=100 --expect hung=0 --expect parallel>=1
+  COMMAND $<TARGET_FILE:fork_host> during-call --rounds 100 ${_fe_lib}/module_a.so)
+# These two depend on the pool's own fork hooks (core::pool_atfork_*).
+poolshim_fork_exit_test(fork_during_first_call
+  DRIVER ${_fe_env} --expect rounds=200 --expect hung=0
+  COMMAND $<TARGET_FILE:fork_host> first-call --rounds 200 ${_fe_lib}/module_a.so)
+poolshim_fork_exit_test(fork_during_handle_churn
+  DRIVER ${_fe_env} --expect rounds=400 --expect hung=0
+  COMMAND $<TARGET_FILE:fork_host> handle-churn --rounds 400 ${_fe_lib}/module_a.so)
