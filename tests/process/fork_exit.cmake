@@ -40,3 +40,23 @@ poolshim_fork_exit_test(fork_during_first_call
 poolshim_fork_exit_test(fork_during_handle_churn
   DRIVER ${_fe_env} --expect rounds=400 --expect hung=0
   COMMAND $<TARGET_FILE:fork_host> handle-churn --rounds 400 ${_fe_lib}/module_a.so)
+
+# Python multiprocessing, fork start method: the fixture extensions (the tests' interpreter) and
+# Debian's PyTorch on XNNPACK/QNNPACK (POOLSHIM_TORCH_PYTHON; skipped, 77, without torch).
+set(_fe_mp ${CMAKE_CURRENT_LIST_DIR}/fork_multiprocessing.py)
+if(POOLSHIM_PYTHON_FIXTURE_DIR)
+  poolshim_fork_exit_test(multiprocessing_fork_extensions
+    DRIVER ${_fe_env} --env PYTHONPATH=${POOLSHIM_PYTHON_FIXTURE_DIR} --env LEGACY_ET_NUM_THREADS=3
+      --expect tasks=24 --expect correct=24 --expect parent_wrong=0
+    COMMAND ${Python3_EXECUTABLE} ${_fe_mp} ext)
+endif()
+set(_fe_torch_python /usr/bin/python3)  # as torch_pthreadpool.cmake: it sees Debian's torch
+if(DEFINED POOLSHIM_TORCH_PYTHON)
+  set(_fe_torch_python ${POOLSHIM_TORCH_PYTHON})
+endif()
+if(EXISTS ${_fe_torch_python})
+  poolshim_fork_exit_test(multiprocessing_fork_torch TIMEOUT 150
+    DRIVER ${_fe_env} --skip-rc 77 --expect tasks=24 --expect correct=24 --expect parent_wrong=0
+    COMMAND ${_fe_torch_python} ${_fe_mp} torch)
+  set_tests_properties(process.fork_exit.multiprocessing_fork_torch PROPERTIES SKIP_RETURN_CODE 77)
+endif()
