@@ -60,3 +60,22 @@ if(EXISTS ${_fe_torch_python})
     COMMAND ${_fe_torch_python} ${_fe_mp} torch)
   set_tests_properties(process.fork_exit.multiprocessing_fork_torch PROPERTIES SKIP_RETURN_CODE 77)
 endif()
+
+# Module lifetime: lifetime_x and lifetime_y (same size, pool code 16 KiB apart) loaded in turn at
+# one path, mostly at one base; every result right, and the base must repeat (else the host fails
+# rather than pass vacuously). A stale (base, symbol) cache jumps into y's int3 padding: SIGTRAP.
+set(_fe_lt ${_fe_lib}/lifetime_x.so ${_fe_lib}/lifetime_y.so)
+foreach(_case without_shim preload preload_disable_executorch)
+  set(_dir ${CMAKE_CURRENT_BINARY_DIR}/lifetime_${_case})
+  file(MAKE_DIRECTORY ${_dir})
+  if(_case STREQUAL without_shim)
+    set(_drv --env POOLSHIM_NUM_THREADS=2)
+  elseif(_case STREQUAL preload)
+    set(_drv ${_fe_env})
+  else()
+    set(_drv ${_fe_env} --env POOLSHIM_DISABLE=executorch)
+  endif()
+  poolshim_fork_exit_test(unload_reload_same_base_${_case}
+    DRIVER ${_drv} --expect rounds=100 --expect wrong=0 --expect same_base>=25
+    COMMAND $<TARGET_FILE:lifetime_host> 100 ${_dir} ${_fe_lt})
+endforeach()
