@@ -79,3 +79,26 @@ foreach(_case without_shim preload preload_disable_executorch)
     DRIVER ${_drv} --expect rounds=100 --expect wrong=0 --expect same_base>=25
     COMMAND $<TARGET_FILE:lifetime_host> 100 ${_dir} ${_fe_lt})
 endforeach()
+
+# Exit and unload (exit_host, fixtures/fork/exit_host.cpp).
+# Pool calls after main returns (static destructor, atexit handlers, thread-local destructors of a
+# module and of the host, on the ExecuTorch, pthreadpool and poolshim surfaces): each result is a
+# checksum pair the driver compares, each must be printed, and main's status 7 must survive.
+set(_fe_after_main)
+foreach(_k host.tls_dtor.api host.tls_dtor.ptp exit_module.tls_dtor exit_module.atexit
+    host.atexit.api host.atexit.ptp exit_module.static_dtor)
+  list(APPEND _fe_after_main --expect ${_k}.expected!=0)
+endforeach()
+poolshim_fork_exit_test(pool_calls_after_main
+  DRIVER ${_fe_env} --expect-rc 7 ${_fe_after_main}
+  COMMAND $<TARGET_FILE:exit_host> after-main ${_fe_lib}/exit_module.so)
+# exit() while three threads are inside calls on every surface: 20 processes, each status 5.
+poolshim_fork_exit_test(exit_while_threads_in_calls
+  DRIVER ${_fe_env} --expect rounds=20 --expect exit_status_kept=20
+  COMMAND $<TARGET_FILE:exit_host> exit-busy 20 ${_fe_lib}/module_a.so)
+# dlclose of a module that used the shared pool (its static destructor calls the pool) while
+# another module keeps using it: 50 unloads, every destructor ran and was right.
+poolshim_fork_exit_test(dlclose_while_pool_in_use
+  DRIVER ${_fe_env} --expect rounds=50 --expect unload_dtor_calls=50 --expect unload_dtor_wrong=0
+    --expect wrong=0 --expect thread_calls_wrong=0
+  COMMAND $<TARGET_FILE:exit_host> dlclose-busy 50 ${_fe_lib}/module_b.so ${_fe_lib}/exit_module.so)
