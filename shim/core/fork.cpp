@@ -35,6 +35,7 @@ const ForkParticipant kParticipants[] = {
     {"diag/caller.cpp", diag::caller_atfork_prepare, diag::caller_atfork_parent, diag::caller_atfork_child},
     {"abi/pthreadpool_passthrough.cpp", abi::ptp::passthrough::passthrough_atfork_prepare, abi::ptp::passthrough::passthrough_atfork_parent, abi::ptp::passthrough::passthrough_atfork_child},
     {"abi/pthreadpool_executor.cpp", nullptr, nullptr, nullptr},  // see above: handle table's child hook
+    {"core/workers.cpp", nullptr, nullptr, nullptr},  // through core/pool.cpp's hooks (workers::atfork_*)
 };
 constexpr size_t kCount = sizeof kParticipants / sizeof kParticipants[0];
 
