@@ -107,7 +107,8 @@ void index_run(void* ctx, size_t /*thread_index*/, size_t begin, size_t end) {
 }
 
 // An exception escaping a task: the core catches it where it is thrown, skips the items nobody
-// has claimed yet, and rethrows the first one here, on the calling thread (docs/design.md).
+// has claimed yet, and rethrows the first one here, on the calling thread
+// (docs/pthreadpool-coverage.md, "Exceptions and unwinding", covers both surfaces).
 void run_on_pool(IndexTask task, size_t range) {
   if (poolshim_et_guard_flag) {  // inside a guard: serial on the caller, as the legacy code does
     for (size_t i = 0; i < range; ++i) task.call(task.fn, i);

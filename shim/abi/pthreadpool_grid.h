@@ -1,6 +1,6 @@
 // Index arithmetic: every multi-dimensional, tiled and dynamic pthreadpool variant is a flat
 // range of items handed to ptp::run_ranges(), which gives back runs [begin, end) of consecutive
-// items, each run on one thread (docs/design.md, "pthreadpool surface: N-d dispatch").
+// items, each run on one thread (docs/pthreadpool-coverage.md).
 //
 //  - Static variants: one item per tile of the grid, in the order of the header's serial
 //    snippet (last dimension fastest). A run decodes its first item once (D-1 divisions) and

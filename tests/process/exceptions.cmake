@@ -1,5 +1,5 @@
-# C++ exceptions escaping legacy tasks under the preload (issue 9, point 3; docs/design.md,
-# "Exceptions"): module_throw's ThreadPool::run and parallel_for tasks throw on the calling
+# C++ exceptions escaping legacy tasks under the preload (issue 9, point 3;
+# docs/pthreadpool-coverage.md, "Exceptions and unwinding"): module_throw's ThreadPool::run and parallel_for tasks throw on the calling
 # thread, on a pool thread, at the first/last/middle item and at every item. The exception must
 # reach the module's caller, the NoThreadPoolGuard flag must be clear afterwards, and another
 # thread's work must complete (same checksum) while this one keeps throwing; a hang is killed by
