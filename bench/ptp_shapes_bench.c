@@ -13,6 +13,8 @@
  * drift in machine load spreads over all of them. Output, one line per repetition:
  *   <shape>\t<metric>\t<rep>\t<ns>
  * usage: ptp_shapes_bench [--threads N (2)] [--reps R (5)] [--ms M (4)] [--filter SUBSTRING]
+ *                         [--null]
+ * --null: every call on the NULL pool (the serial path: the index walk and task calls alone).
  */
 #include <pthreadpool.h>
 #include <stdint.h>
@@ -182,18 +184,21 @@ int main(int argc, char** argv) {
   int reps = 5;
   double ms = 4;
   const char* filter = NULL;
+  int null_pool = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = (size_t)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--ms") && i + 1 < argc) ms = atof(argv[++i]);
     else if (!strcmp(argv[i], "--filter") && i + 1 < argc) filter = argv[++i];
+    else if (!strcmp(argv[i], "--null")) null_pool = 1;
     else {
-      fprintf(stderr, "usage: %s [--threads N] [--reps R] [--ms M] [--filter SUBSTRING]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--threads N] [--reps R] [--ms M] [--filter SUBSTRING] [--null]\n",
+              argv[0]);
       return 2;
     }
   }
-  pthreadpool_t pool = pthreadpool_create(threads);
-  if (pool == NULL || pthreadpool_get_threads_count(pool) != threads) {
+  pthreadpool_t pool = null_pool ? NULL : pthreadpool_create(threads);
+  if (!null_pool && (pool == NULL || pthreadpool_get_threads_count(pool) != threads)) {
     fprintf(stderr, "ptp_shapes_bench: no pool of %zu threads\n", threads);
     return 1;
   }
@@ -221,6 +226,6 @@ int main(int argc, char** argv) {
     }
     fflush(stdout);
   }
-  pthreadpool_destroy(pool);
+  if (pool != NULL) pthreadpool_destroy(pool);
   return 0;
 }

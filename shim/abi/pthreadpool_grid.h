@@ -91,8 +91,12 @@ struct Cursor {
   }
 
   // The next tile in the snippet's order. Must not be called on the last tile of the grid.
-  void next(const Shape<D>& s) {
-    for (size_t d = D; d-- > 0;) {
+  void next(const Shape<D>& s) { carry(s, D); }
+
+  // Moves dimensions [0, top) on by one tile (dimension top-1 fastest), with carry; the
+  // dimensions from `top` on are left alone. Must not be called past the end of the grid.
+  void carry(const Shape<D>& s, size_t top) {
+    for (size_t d = top; d-- > 0;) {
       if (tiled(d)) {
         size_t rem = s.range[d] - start[d];
         if (rem > s.tile[d]) {  // not the last tile of this dimension
@@ -111,6 +115,47 @@ struct Cursor {
   }
 };
 
+// Items [begin, end) of the grid, in the snippet's order, on one thread: seek once, then a tight
+// loop along the last dimension, carrying into the outer ones once per row.
+template <size_t D, unsigned kTiled, typename Body>
+inline void walk(const Shape<D>& s, const Body& body, size_t thread_index, size_t begin,
+                 size_t end) {
+  using C = Cursor<D, kTiled>;
+  constexpr size_t L = D - 1;  // the last (fastest) dimension
+  C cur;
+  cur.seek(s, begin);
+  size_t n = end - begin;
+  for (;;) {
+    if (C::tiled(L)) {
+      const size_t tile = s.tile[L], range = s.range[L];
+      for (;;) {
+        body(thread_index, cur.start, cur.count);
+        if (--n == 0) return;
+        size_t rem = range - cur.start[L];
+        if (rem <= tile) break;  // that was the row's last tile
+        cur.start[L] += tile;
+        rem -= tile;
+        cur.count[L] = rem < tile ? rem : tile;
+      }
+      cur.start[L] = 0;
+      cur.count[L] = range < tile ? range : tile;
+    } else {
+      size_t x = cur.start[L];
+      size_t m = s.range[L] - x;  // items left in this row
+      if (m > n) m = n;
+      const size_t stop = x + m;  // <= range: no overflow
+      for (; x != stop; ++x) {
+        cur.start[L] = x;
+        body(thread_index, cur.start, cur.count);
+      }
+      n -= m;
+      if (n == 0) return;
+      cur.start[L] = 0;
+    }
+    cur.carry(s, L);
+  }
+}
+
 void warn_too_large(const char* what);
 
 // body(thread_index, const size_t* start, const size_t* count) once per tile. kTiled: bit d set
@@ -127,15 +172,7 @@ void run_tiles(pthreadpool_t pool, const char* what, const size_t (&range)[D],
   } ctx{&s, &body};
   auto range_fn = [](void* p, size_t thread_index, size_t begin, size_t end) {
     auto* c = static_cast<Ctx*>(p);
-    const Shape<D>& s = *c->s;
-    const Body& body = *c->body;
-    Cursor<D, kTiled> cur;
-    cur.seek(s, begin);
-    for (size_t n = end - begin;;) {
-      body(thread_index, cur.start, cur.count);
-      if (--n == 0) break;
-      cur.next(s);
-    }
+    walk<D, kTiled>(*c->s, *c->body, thread_index, begin, end);
   };
   run_ranges(resolve(pool, what), s.total, range_fn, &ctx, flags);
 }

@@ -1,9 +1,9 @@
 // The grid walk of shim/abi/pthreadpool_grid.h on its own, with runs of every start and length
 // (the pool hands runs [begin, end) of consecutive items to one thread; which runs it hands out
 // depends on the scheduler, so they are enumerated here rather than hoped for):
-//  - Cursor: seek(begin) then next() up to end gives exactly the header's serial snippet's tiles
-//    begin..end-1, for every begin and end, over 1..6 dimensions and every tiled/untiled mix;
-//    also with ranges and tiles near SIZE_MAX;
+//  - Cursor: seek(begin) then next() up to end, and walk(begin, end), give exactly the header's
+//    serial snippet's tiles begin..end-1, for many begins and ends, over 1..6 dimensions and
+//    every tiled/untiled mix; also with ranges and tiles near SIZE_MAX;
 //  - dynamic_run: any partition of the chunks into runs covers every tile exactly once, with
 //    calls that start on a tile and span whole tiles unless they reach the end of the range.
 #include <gtest/gtest.h>
@@ -59,6 +59,8 @@ void check_cursor(uint32_t seed, bool huge) {
     grid::Shape<D> g = make<D>(s);
     ASSERT_EQ(g.total, ref.size());
     const size_t total = ref.size();
+    std::vector<size_t> flat;
+    for (const Call& c : ref) flat.insert(flat.end(), c.begin(), c.end());
     std::mt19937 rng(seed);
     for (size_t k = 0; k < std::min<size_t>(total, 40); ++k) {
       const size_t begin = total <= 40 ? k : rng() % total;
@@ -78,6 +80,16 @@ void check_cursor(uint32_t seed, bool huge) {
           if (++i == end) break;
           cur.next(g);
         }
+        // walk(): what a run of the pool does (a tight loop along the last dimension).
+        std::vector<size_t> got;
+        got.reserve((end - begin) * 2 * D);
+        grid::walk<D, kMask>(g, [&](size_t, const size_t* st, const size_t* ct) {
+          got.insert(got.end(), st, st + D);
+          got.insert(got.end(), ct, ct + D);
+        }, 0, begin, end);
+        ASSERT_EQ(got.size(), (end - begin) * 2 * D) << "walk [" << begin << ", " << end << ")";
+        ASSERT_TRUE(std::equal(got.begin(), got.end(), flat.begin() + begin * 2 * D))
+            << "walk [" << begin << ", " << end << ")";
       }
     }
   }
