@@ -39,14 +39,20 @@ struct Shape {
 };
 
 // Builds the shape. A tile of 0 (upstream divides by it) is taken as 1. Returns false when the
-// number of tiles does not fit in size_t (nothing can run such a call).
-template <size_t D>
+// number of tiles does not fit in size_t (nothing can run such a call). Dimensions whose bit is
+// clear in kTiled are untiled (tile 1, no division: this runs on every call).
+template <size_t D, unsigned kTiled = ~0u>
 inline bool make_shape(Shape<D>& s, const size_t (&range)[D], const size_t (&tile)[D]) {
   s.total = 1;
   for (size_t d = 0; d < D; ++d) {
     s.range[d] = range[d];
-    s.tile[d] = tile[d] == 0 ? 1 : tile[d];
-    s.tiles[d] = range[d] / s.tile[d] + (range[d] % s.tile[d] != 0);
+    if (((kTiled >> d) & 1u) != 0) {
+      s.tile[d] = tile[d] == 0 ? 1 : tile[d];
+      s.tiles[d] = range[d] / s.tile[d] + (range[d] % s.tile[d] != 0);
+    } else {
+      s.tile[d] = 1;
+      s.tiles[d] = range[d];
+    }
     if (__builtin_mul_overflow(s.total, s.tiles[d], &s.total)) return false;
   }
   return true;
@@ -82,6 +88,10 @@ struct Cursor {
 
   // Tile `item` (row-major over s.tiles).
   void seek(const Shape<D>& s, size_t item) {
+    if (item == 0) {  // every serial call, and the first run of every call: no division
+      for (size_t d = 0; d < D; ++d) set(s, d, 0);
+      return;
+    }
     for (size_t d = D; d-- > 1;) {
       size_t q = item / s.tiles[d];
       set(s, d, item - q * s.tiles[d]);
@@ -94,8 +104,9 @@ struct Cursor {
   void next(const Shape<D>& s) { carry(s, D); }
 
   // Moves dimensions [0, top) on by one tile (dimension top-1 fastest), with carry; the
-  // dimensions from `top` on are left alone. Must not be called past the end of the grid.
-  void carry(const Shape<D>& s, size_t top) {
+  // dimensions from `top` on are left alone. Returns false when it wrapped past the end of the
+  // grid (every dimension in [0, top) back at 0).
+  bool carry(const Shape<D>& s, size_t top) {
     for (size_t d = top; d-- > 0;) {
       if (tiled(d)) {
         size_t rem = s.range[d] - start[d];
@@ -103,34 +114,36 @@ struct Cursor {
           start[d] += s.tile[d];
           rem -= s.tile[d];
           count[d] = rem < s.tile[d] ? rem : s.tile[d];
-          return;
+          return true;
         }
         start[d] = 0;
         count[d] = s.range[d] < s.tile[d] ? s.range[d] : s.tile[d];
       } else {
-        if (++start[d] != s.range[d]) return;
+        if (++start[d] != s.range[d]) return true;
         start[d] = 0;
       }
     }
+    return false;
   }
 };
 
-// Items [begin, end) of the grid, in the snippet's order, on one thread: seek once, then a tight
-// loop along the last dimension, carrying into the outer ones once per row.
-template <size_t D, unsigned kTiled, typename Body>
-inline void walk(const Shape<D>& s, const Body& body, size_t thread_index, size_t begin,
-                 size_t end) {
+// n items of the grid from tile `begin`, in the snippet's order, on one thread: seek once, then
+// a tight loop along the last dimension, carrying into the outer ones once per row. With
+// kToEnd, n is ignored and the walk stops when the grid is exhausted: the serial path, which
+// then needs neither the tile counts nor their product (no division at all).
+template <size_t D, unsigned kTiled, bool kToEnd = false, typename Body>
+inline void walk_n(const Shape<D>& s, const Body& body, size_t thread_index, size_t begin,
+                   size_t n) {
   using C = Cursor<D, kTiled>;
   constexpr size_t L = D - 1;  // the last (fastest) dimension
   C cur;
   cur.seek(s, begin);
-  size_t n = end - begin;
   for (;;) {
     if (C::tiled(L)) {
       const size_t tile = s.tile[L], range = s.range[L];
       for (;;) {
         body(thread_index, cur.start, cur.count);
-        if (--n == 0) return;
+        if (!kToEnd && --n == 0) return;
         size_t rem = range - cur.start[L];
         if (rem <= tile) break;  // that was the row's last tile
         cur.start[L] += tile;
@@ -142,18 +155,26 @@ inline void walk(const Shape<D>& s, const Body& body, size_t thread_index, size_
     } else {
       size_t x = cur.start[L];
       size_t m = s.range[L] - x;  // items left in this row
-      if (m > n) m = n;
+      if (!kToEnd && m > n) m = n;
       const size_t stop = x + m;  // <= range: no overflow
       for (; x != stop; ++x) {
         cur.start[L] = x;
         body(thread_index, cur.start, cur.count);
       }
-      n -= m;
-      if (n == 0) return;
+      if (!kToEnd) {
+        n -= m;
+        if (n == 0) return;
+      }
       cur.start[L] = 0;
     }
-    cur.carry(s, L);
+    if (!cur.carry(s, L) && kToEnd) return;
   }
+}
+
+template <size_t D, unsigned kTiled, typename Body>
+inline void walk(const Shape<D>& s, const Body& body, size_t thread_index, size_t begin,
+                 size_t end) {
+  walk_n<D, kTiled>(s, body, thread_index, begin, end - begin);
 }
 
 void warn_too_large(const char* what);
@@ -164,7 +185,20 @@ template <size_t D, unsigned kTiled, typename Body>
 void run_tiles(pthreadpool_t pool, const char* what, const size_t (&range)[D],
                const size_t (&tile)[D], uint32_t flags, const Body& body) {
   Shape<D> s;
-  if (!make_shape(s, range, tile)) return warn_too_large(what);
+  if (pool == nullptr && (flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS) == 0) {
+    // The NULL pool: walk the whole grid on the caller, no division. When the product of the
+    // ranges fits in size_t, so does the number of tiles (make_shape would succeed).
+    size_t cells = 1;
+    bool fits = true;
+    for (size_t d = 0; d < D; ++d) {
+      if (range[d] == 0) return;
+      s.range[d] = range[d];
+      s.tile[d] = ((kTiled >> d) & 1u) == 0 || tile[d] == 0 ? 1 : tile[d];
+      fits &= !__builtin_mul_overflow(cells, range[d], &cells);
+    }
+    if (fits) return walk_n<D, kTiled, true>(s, body, 0, 0, 0);
+  }
+  if (!make_shape<D, kTiled>(s, range, tile)) return warn_too_large(what);
   if (s.total == 0) return;
   struct Ctx {
     const Shape<D>* s;
@@ -261,7 +295,7 @@ template <size_t D, size_t K, typename Body>
 void run_dynamic(pthreadpool_t pool, const char* what, const size_t (&range)[D],
                  const size_t (&tile)[D], uint32_t flags, const Body& body) {
   Shape<D> s;
-  if (!make_shape(s, range, tile)) return warn_too_large(what);
+  if (!make_shape<D, ((1u << K) - 1) << (D - K)>(s, range, tile)) return warn_too_large(what);
   if (s.total == 0) return;
   Target t = resolve(pool, what);
   size_t w = width(t);

@@ -1,4 +1,4 @@
-// run()/width() on a resolved pthreadpool target, and the denormals guard.
+// run_ranges()/width() on a resolved pthreadpool target, and the denormals guard.
 #include "abi/pthreadpool_run.h"
 
 #include "abi/pthreadpool_grid.h"
@@ -58,7 +58,8 @@ size_t width(const Target& t) {
   return 1;
 }
 
-void run_ranges(const Target& t, size_t range, core::RangeFn fn, void* ctx, uint32_t flags) {
+void run_ranges_dispatch(const Target& t, size_t range, core::RangeFn fn, void* ctx,
+                         uint32_t flags) {
   if (range == 0) return;
   DenormalsGuard guard(flags);  // restored on unwind too (a destructor)
   bool nested = core::in_task() || in_executor_task();
