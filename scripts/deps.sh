@@ -10,7 +10,7 @@ groups=("$@")
 pkgs=()
 for g in "${groups[@]}"; do
   case "$g" in
-    build) pkgs+=(cmake g++ make pkg-config libpthreadpool-dev libcpuinfo-dev libarchive-dev) ;;
+    build) pkgs+=(cmake g++ make pkg-config libpthreadpool-dev libcpuinfo-dev libarchive-dev nlohmann-json3-dev) ;;
     test)  pkgs+=(libgtest-dev python3-dev python3) ;;
     bench) pkgs+=(libbenchmark-dev gnuplot-nox hyperfine) ;;
     torch) pkgs+=(python3-torch) ;;
