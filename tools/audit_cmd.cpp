@@ -1,8 +1,9 @@
 // poolshim audit [--json] [--all] PATH... | --pid PID
-// Judges every ELF module found and prints, per module that carries a thread-pool surface,
-// whether a preload of libpoolshim.so reaches it. Exit status: 0 all reachable, 1 some copy
-// unreachable, 2 usage error or unreadable input.
+// Judges every ELF module found and prints, per module that carries, serves or calls a
+// thread-pool surface (and every other runtime's pool), what a preload of libpoolshim.so does for
+// it. Exit status: 0 all reachable, 1 some copy unreachable, 2 usage error or an incomplete scan.
 #include <cxxabi.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "audit_rows.h"
 #include "audit_scan.h"
 #include "cli.h"
+#include "json_out.h"
+#include "poolshim/version.h"
 
 namespace poolshim::cli {
 namespace {
@@ -22,9 +26,12 @@ const char kAuditHelp[] =
     "       poolshim audit [--json] [--all] --pid PID\n"
     "\n"
     "Tells, before running anything, which modules carry their own thread pool (the ExecuTorch\n"
-    "thread-pool ABI, pthreadpool) and whether LD_PRELOAD=libpoolshim.so can redirect it.\n"
+    "thread-pool ABI, pthreadpool) and whether LD_PRELOAD=libpoolshim.so can redirect it, which\n"
+    "modules call those pools (clients) and where their calls go, and which other runtimes'\n"
+    "pools (OpenMP, OpenBLAS, MKL, oneTBB) share the CPU without being merged.\n"
     "PATH may be an ELF file, a folder (searched recursively) or a wheel / zip / tar archive\n"
-    "(members are read in memory). --pid judges the modules mapped by a running process.\n"
+    "(read as a stream; nothing is extracted). --pid judges the modules mapped by a running\n"
+    "process, and first says whether libpoolshim is loaded in it.\n"
     "\n"
     "  --json      one JSON document on stdout instead of the table\n"
     "  --all       list every ELF file, also those without a pool surface\n"
@@ -32,13 +39,18 @@ const char kAuditHelp[] =
     "  -h, --help  this text\n"
     "\n"
     "verdicts: redirected   the module's calls reach the preloaded shim (one shared pool)\n"
+    "          reachable    (--pid, shim not loaded) a preload would redirect it; today it\n"
+    "                       runs its own pool\n"
     "          unreachable  it keeps a private copy; the reason says why (hidden copy, protected\n"
     "                       visibility, -Bsymbolic, bound locally, main executable, static)\n"
-    "          -            the module carries no copy of that surface\n"
+    "          client       it calls the surface without defining it; the note says where the\n"
+    "                       calls go\n"
+    "          -            the module carries no copy of that surface and does not call it\n"
     "A stripped module's hidden copy leaves no trace and reads as '-'.\n"
     "\n"
     "exit status: 0 every pool copy found is reachable; 1 some copy is unreachable;\n"
-    "2 usage error or an input that could not be read.\n";
+    "2 usage error, or the scan is incomplete (an input not read or read only in part, a\n"
+    "process that exited during the scan); the reason is printed, and listed in --json.\n";
 
 std::string demangle(const char* name) {
   if (name == nullptr || *name == '\0') return "";
@@ -47,44 +59,6 @@ std::string demangle(const char* name) {
   std::string out = status == 0 && d != nullptr ? d : name;
   free(d);
   return out;
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);  // UTF-8 bytes pass through
-        }
-    }
-  }
-  return out + "\"";
-}
-
-const char* cell(const AuditEntry& e, elf::Surface s) {
-  if (!e.readable) return "error";
-  if (e.verdict.provider) return "provider";
-  const elf::SurfaceVerdict& v = e.verdict.surface[s];
-  return v.verdict == elf::Verdict::absent ? "-" : elf::verdict_text(v.verdict);
-}
-
-bool has_unused_copy(const AuditEntry& e) {
-  for (const elf::SurfaceVerdict& v : e.verdict.surface)
-    if (v.unused_copy) return true;
-  return false;
-}
-
-bool listed(const AuditEntry& e, bool all) {
-  return all || !e.readable || e.verdict.provider || e.verdict.carries_surface() || has_unused_copy(e);
 }
 
 // "hidden copy of executorch::extension::threadpool::get_threadpool()"; both surfaces when both
@@ -101,52 +75,131 @@ std::string why(const AuditEntry& e) {
   return out;
 }
 
-void print_table(const std::vector<AuditEntry>& entries, const ScanStats& st, bool all, size_t unreachable) {
-  size_t shown = 0, surfaces = 0;
-  for (const AuditEntry& e : entries) {
-    if (e.verdict.carries_surface()) ++surfaces;
-    if (!listed(e, all)) continue;
-    if (shown++ == 0) printf("%-12s %-12s %s\n", "EXECUTORCH", "PTHREADPOOL", "MODULE");
-    std::string line = e.path;
-    if (e.verdict.provider) line += " (poolshim: provides the shared pool)";
-    std::string reason = why(e);
-    if (!reason.empty()) line += "\n" + std::string(26, ' ') + "  unreachable: " + reason;
-    for (unsigned k = 0; k < elf::kSurfaceCount; ++k)
-      if (e.verdict.surface[k].unused_copy)
-        line += "\n" + std::string(26, ' ') + "  note: " + elf::surface_name(static_cast<elf::Surface>(k)) +
-                ": the module never calls its own copy (it only serves other modules)";
-    if (!e.error.empty()) line += "\n" + std::string(26, ' ') + "  " + (e.readable ? "incomplete: " : "not read: ") + e.error;
-    printf("%-12s %-12s %s\n", cell(e, elf::kExecutorch), cell(e, elf::kPthreadpool), line.c_str());
+std::string runtime_note(const AuditEntry& e, const ProcessFacts* proc) {
+  std::string out = std::string(e.runtime->name) + ": its own thread pool beside the shared one (not merged); bounded by " +
+                    e.runtime->env_var;
+  if (proc == nullptr) return out;
+  for (const ProcessFacts::RuntimeEnv& v : proc->env) {
+    if (v.var != e.runtime->env_var) continue;
+    if (!v.readable) out += " (its environment is not readable)";
+    else out += v.set ? " (=" + printable(v.value) + " in this process)" : " (unset in this process: one thread per CPU)";
   }
-  printf("%zu file%s scanned (%zu ELF, %zu archive%s): %zu with a thread-pool surface, %zu unreachable\n",
-         st.files, st.files == 1 ? "" : "s", st.elf_files, st.archives, st.archives == 1 ? "" : "s",
-         surfaces, unreachable);
+  return out;
 }
 
-void print_json(const std::vector<AuditEntry>& entries, const ScanStats& st, bool all, size_t unreachable, int status) {
-  printf("{\n  \"version\": 1,\n  \"files\": %zu,\n  \"elf_files\": %zu,\n  \"archives\": %zu,\n"
-         "  \"errors\": %zu,\n  \"unreachable\": %zu,\n  \"exit_status\": %d,\n  \"modules\": [",
-         st.files, st.elf_files, st.archives, st.errors, unreachable, status);
-  bool first = true;
-  for (const AuditEntry& e : entries) {
-    if (!listed(e, all)) continue;
-    printf("%s\n    {\"path\": %s, \"soname\": %s, \"kind\": %s, \"main_executable\": %s, "
-           "\"provider\": %s, \"stripped\": %s, \"readable\": %s, \"problems\": %s",
-           first ? "" : ",", json_string(e.path).c_str(), json_string(e.soname).c_str(),
-           json_string(elf::kind_text(e.verdict.kind)).c_str(), e.verdict.main_executable ? "true" : "false",
-           e.verdict.provider ? "true" : "false", e.verdict.stripped ? "true" : "false",
-           e.readable ? "true" : "false", json_string(e.error).c_str());
-    first = false;
-    for (unsigned k = 0; k < elf::kSurfaceCount; ++k) {
-      const elf::SurfaceVerdict& v = e.verdict.surface[k];
-      printf(", %s: {\"verdict\": %s, \"reason\": %s, \"symbol\": %s, \"unused_copy\": %s}",
-             json_string(elf::surface_name(static_cast<elf::Surface>(k))).c_str(),
-             json_string(elf::verdict_text(v.verdict)).c_str(), json_string(elf::reason_text(v.reason)).c_str(),
-             json_string(demangle(v.symbol)).c_str(), v.unused_copy ? "true" : "false");
-    }
-    printf("}");
+const char* const kIndent = "                            ";
+
+void print_table(const std::vector<AuditEntry>& entries, const ScanStats& st, bool all, const RowCounts& c,
+                 const ProcessFacts* proc) {
+  if (proc != nullptr) {
+    if (proc->shim_loaded)
+      printf("process %ld: libpoolshim is loaded (%s); verdicts are what happens in this process\n", proc->pid,
+             printable(proc->shim_path).c_str());
+    else
+      printf("process %ld: libpoolshim is NOT loaded; every pool below runs on its own. Verdicts say what a\n"
+             "preload (poolshim run, LD_PRELOAD) would do\n", proc->pid);
   }
-  printf("%s]\n}\n", first ? "" : "\n  ");
+  size_t shown = 0;
+  for (const AuditEntry& e : entries) {
+    if (!row_listed(e, all)) continue;
+    if (shown++ == 0) printf("%-13s %-13s %s\n", "EXECUTORCH", "PTHREADPOOL", "MODULE");
+    std::string line = printable(e.path);
+    if (e.verdict.provider) line += " (poolshim: provides the shared pool)";
+    std::string reason = why(e);
+    if (!reason.empty()) line += "\n" + std::string(kIndent) + "unreachable: " + reason;
+    for (unsigned k = 0; k < elf::kSurfaceCount; ++k) {
+      if (e.verdict.surface[k].unused_copy)
+        line += "\n" + std::string(kIndent) + "note: " + elf::surface_name(static_cast<elf::Surface>(k)) +
+                ": the module never calls its own copy (it only serves other modules)";
+      if (e.client(k)) line += "\n" + std::string(kIndent) + client_effect(e, k, proc);
+    }
+    if (e.runtime != nullptr) line += "\n" + std::string(kIndent) + runtime_note(e, proc);
+    if (!e.error.empty()) line += "\n" + std::string(kIndent) + (e.readable ? "incomplete: " : "not read: ") + e.error;
+    printf("%-13s %-13s %s\n", surface_cell(e, elf::kExecutorch, proc).c_str(),
+           surface_cell(e, elf::kPthreadpool, proc).c_str(), line.c_str());
+  }
+  printf("%zu file%s scanned (%zu ELF, %zu archive%s); %zu listed: %zu with their own pool copy (%zu unreachable), "
+         "%zu unused cop%s, %zu client%s, %zu other runtime%s, %zu provider, %zu not read",
+         st.files, st.files == 1 ? "" : "s", st.elf_files, st.archives, st.archives == 1 ? "" : "s", c.listed,
+         c.own_copy, c.own_copy_unreachable, c.unused_copy, c.unused_copy == 1 ? "y" : "ies", c.client,
+         c.client == 1 ? "" : "s", c.runtime, c.runtime == 1 ? "" : "s", c.provider, c.not_read);
+  if (all) printf(", %zu other", c.other);
+  printf("\n");
+  if (!st.failures.empty())
+    printf("INCOMPLETE: %zu input%s not read or read only in part (listed on stderr); exit status 2\n",
+           st.failures.size(), st.failures.size() == 1 ? "" : "s");
+}
+
+Json module_json(const AuditEntry& e, const ProcessFacts* proc) {
+  Json m;
+  m["path"] = e.path;
+  m["row"] = row_kind_text(row_kind(e));
+  m["soname"] = e.soname;
+  m["kind"] = elf::kind_text(e.verdict.kind);
+  m["main_executable"] = e.verdict.main_executable;
+  m["provider"] = e.verdict.provider;
+  m["stripped"] = e.verdict.stripped;
+  m["readable"] = e.readable;
+  m["problems"] = e.error;
+  for (unsigned k = 0; k < elf::kSurfaceCount; ++k) {
+    const elf::SurfaceVerdict& v = e.verdict.surface[k];
+    Json s;
+    s["verdict"] = elf::verdict_text(v.verdict);
+    s["cell"] = surface_cell(e, k, proc);
+    s["reason"] = elf::reason_text(v.reason);
+    s["symbol"] = demangle(v.symbol);
+    s["unused_copy"] = v.unused_copy;
+    s["client"] = e.client(k);
+    s["client_calls"] = e.client(k) ? client_effect(e, k, proc) : "";
+    m[elf::surface_name(static_cast<elf::Surface>(k))] = s;
+  }
+  if (e.runtime != nullptr) {
+    m["runtime"] = {{"name", e.runtime->name}, {"env_var", e.runtime->env_var}, {"note", runtime_note(e, proc)}};
+  } else {
+    m["runtime"] = nullptr;
+  }
+  return m;
+}
+
+void print_json_doc(const std::vector<AuditEntry>& entries, const ScanStats& st, bool all, const RowCounts& c,
+                    int status, const ProcessFacts* proc) {
+  Json j;
+  j["version"] = 2;
+  j["poolshim_version"] = POOLSHIM_VERSION_STRING;
+  j["files"] = st.files;
+  j["elf_files"] = st.elf_files;
+  j["archives"] = st.archives;
+  j["errors"] = st.failures.size();
+  j["complete"] = st.failures.empty();
+  Json failures = Json::array();
+  for (const Failure& f : st.failures) failures.push_back({{"path", f.path}, {"reason", f.reason}});
+  j["incomplete"] = failures;
+  j["unreachable"] = c.unreachable;
+  j["counts"] = {{"listed", c.listed},       {"own_copy", c.own_copy},       {"own_copy_unreachable", c.own_copy_unreachable},
+                 {"unused_copy", c.unused_copy}, {"client", c.client},       {"other_runtime", c.runtime},
+                 {"provider", c.provider},   {"not_read", c.not_read},       {"other", c.other}};
+  j["exit_status"] = status;
+  if (proc != nullptr) {
+    Json p;
+    p["pid"] = proc->pid;
+    p["exe"] = proc->exe;
+    p["shim_loaded"] = proc->shim_loaded;
+    p["shim_path"] = proc->shim_path;
+    p["exited_during_scan"] = proc->exited;
+    p["threads"] = proc->threads;
+    Json env = Json::object();
+    for (const ProcessFacts::RuntimeEnv& v : proc->env)
+      env[v.var] = !v.readable ? Json("unreadable") : v.set ? Json(v.value) : Json(nullptr);
+    p["runtime_env"] = env;
+    j["process"] = p;
+  } else {
+    j["process"] = nullptr;
+  }
+  Json mods = Json::array();
+  for (const AuditEntry& e : entries)
+    if (row_listed(e, all)) mods.push_back(module_json(e, proc));
+  j["modules"] = mods;
+  print_json(j);
 }
 
 int usage_error(const std::string& msg) {
@@ -159,27 +212,26 @@ int usage_error(const std::string& msg) {
 int audit_main(int argc, char** argv) {
   bool json = false, all = false;
   long pid = 0;
-  std::vector<std::string> paths;
-  bool options_done = false;
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    if (!options_done && a == "--") options_done = true;
-    else if (!options_done && (a == "-h" || a == "--help")) {
-      fputs(kAuditHelp, stdout);
-      return kExitOk;
-    } else if (!options_done && a == "--json") json = true;
-    else if (!options_done && a == "--all") all = true;
-    else if (!options_done && (a == "--pid" || a.rfind("--pid=", 0) == 0)) {
-      std::string v = a == "--pid" ? (i + 1 < argc ? argv[++i] : "") : a.substr(6);
-      char* end = nullptr;
-      pid = strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || pid <= 0) return usage_error("--pid wants a process id, not '" + v + "'");
-    } else if (!options_done && a.size() > 1 && a[0] == '-') {
-      return usage_error("unknown option " + a);
-    } else {
-      paths.push_back(a);
+  static const option kOptions[] = {
+      {"json", no_argument, nullptr, 'j'}, {"all", no_argument, nullptr, 'a'},
+      {"pid", required_argument, nullptr, 'p'}, {"help", no_argument, nullptr, 'h'},
+      {nullptr, 0, nullptr, 0}};
+  optind = 1;
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, ":h", kOptions, nullptr)) != -1) {
+    switch (c) {
+      case 'j': json = true; break;
+      case 'a': all = true; break;
+      case 'p':
+        if (!parse_pid(optarg, &pid)) return usage_error(std::string("--pid wants a process id, not '") + optarg + "'");
+        break;
+      case 'h': fputs(kAuditHelp, stdout); return kExitOk;
+      case ':': return usage_error(std::string("option ") + argv[optind - 1] + " wants a value");
+      default: return usage_error(std::string("unknown option ") + argv[optind - 1]);
     }
   }
+  std::vector<std::string> paths(argv + optind, argv + argc);
   if (pid != 0 && !paths.empty()) return usage_error("give either PATH... or --pid, not both");
   if (pid == 0 && paths.empty()) return usage_error("nothing to audit: give PATH... or --pid PID");
 
@@ -195,12 +247,11 @@ int audit_main(int argc, char** argv) {
   for (const std::string& p : paths) scanner.scan_path(p);
   if (progress_shown) fprintf(stderr, "\r\033[K");
 
-  size_t unreachable = 0;
-  for (const AuditEntry& e : scanner.entries())
-    if (e.verdict.any_unreachable()) ++unreachable;
-  int status = scanner.stats().errors > 0 ? kExitUsage : unreachable > 0 ? kExitFindings : kExitOk;
-  if (json) print_json(scanner.entries(), scanner.stats(), all, unreachable, status);
-  else print_table(scanner.entries(), scanner.stats(), all, unreachable);
+  const ProcessFacts* proc = pid != 0 ? &scanner.process() : nullptr;
+  RowCounts counts = count_rows(scanner.entries(), all);
+  int status = !scanner.stats().failures.empty() ? kExitUsage : counts.unreachable > 0 ? kExitFindings : kExitOk;
+  if (json) print_json_doc(scanner.entries(), scanner.stats(), all, counts, status, proc);
+  else print_table(scanner.entries(), scanner.stats(), all, counts, proc);
   return status;
 }
 

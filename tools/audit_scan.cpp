@@ -3,26 +3,28 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
-#include <set>
 
+#include "cli.h"
 #include "elf/mapped_file.h"
 #include "elf/reader.h"
+#include "file_image.h"
+#include "proc_view.h"
 
 namespace poolshim::cli {
 namespace {
 
 constexpr int kMaxDepth = 64;  // folder recursion limit (symlinked folders are not followed)
 
-bool is_elf(const elf::MappedFile& m) {
-  return m.size() >= 4 && memcmp(m.data(), "\177ELF", 4) == 0;
+bool is_elf(const void* data, size_t size) { return size >= 4 && memcmp(data, "\177ELF", 4) == 0; }
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 }  // namespace
@@ -41,6 +43,11 @@ void Scanner::tick() {
   if (progress_) progress_(stats_);
 }
 
+void Scanner::fail(const std::string& path, const std::string& reason) {
+  fprintf(stderr, "poolshim audit: %s: %s\n", printable(path).c_str(), reason.c_str());
+  stats_.failures.push_back(Failure{path, reason});
+}
+
 void Scanner::judge_image(const std::string& display, const void* data, size_t size, bool is_main) {
   ++stats_.elf_files;
   AuditEntry e;
@@ -48,38 +55,43 @@ void Scanner::judge_image(const std::string& display, const void* data, size_t s
   elf::Reader r;
   r.open_file(data, size);
   e.verdict = elf::judge(r, is_main);
+  e.runtime = diag::runtime_of(display.c_str());
   if (!r.ok()) {
     e.readable = false;
   } else if (const char* so = r.soname()) {
     e.soname = so;
+    if (e.runtime == nullptr) e.runtime = diag::runtime_of(so);
   }
   if (r.problems() != 0) {
     char buf[512];
     e.error = elf::describe_problems(r.problems(), buf, sizeof buf);
+    // A file judged from part of its data may hide a copy: the scan is incomplete.
+    fail(display, std::string(e.readable ? "ELF data read only in part (" : "not judged (") + e.error + ")");
   }
   entries_.push_back(std::move(e));
 }
 
-bool Scanner::scan_path(const std::string& path) {
+void Scanner::scan_path(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
-    fprintf(stderr, "poolshim audit: cannot read %s: %s\n", path.c_str(), strerror(errno));
-    ++stats_.errors;
-    return false;
+    fail(path, std::string("cannot read: ") + strerror(errno));
+    return;
   }
   if (S_ISDIR(st.st_mode)) {
     scan_dir(path, 0);
-    return true;
+    return;
   }
-  return scan_file(path, true);
+  scan_file(path, true);
 }
 
 void Scanner::scan_dir(const std::string& path, int depth) {
-  if (depth > kMaxDepth) return;
+  if (depth > kMaxDepth) {
+    fail(path, "folders nested deeper than 64 levels; not searched");
+    return;
+  }
   DIR* d = opendir(path.c_str());
   if (d == nullptr) {
-    fprintf(stderr, "poolshim audit: cannot list %s: %s\n", path.c_str(), strerror(errno));
-    ++stats_.errors;
+    fail(path, std::string("cannot list: ") + strerror(errno));
     return;
   }
   std::vector<std::string> names;
@@ -93,98 +105,118 @@ void Scanner::scan_dir(const std::string& path, int depth) {
     std::string child = base + name;
     struct stat st;
     if (lstat(child.c_str(), &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) scan_dir(child, depth + 1);
-    else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) scan_file(child, false);
+    if (S_ISDIR(st.st_mode)) {
+      scan_dir(child, depth + 1);
+    } else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
+      scan_file(child, false);  // a symlink to a folder is skipped there
+    }
+    // FIFOs, sockets and devices inside a folder are not modules: never opened.
   }
 }
 
-bool Scanner::scan_file(const std::string& path, bool named) {
+void Scanner::scan_file(const std::string& path, bool named) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
-    if (named || errno != ENOENT) {  // a dangling symlink inside a folder is not an error
-      fprintf(stderr, "poolshim audit: cannot read %s: %s\n", path.c_str(), strerror(errno));
-      ++stats_.errors;
+    if (errno == ELOOP) {
+      fail(path, "symbolic link loop; not read");
+    } else if (named || errno != ENOENT) {  // a dangling symlink inside a folder is not an error
+      fail(path, std::string("cannot read: ") + strerror(errno));
     }
-    return false;
+    return;
   }
-  if (!S_ISREG(st.st_mode)) return true;  // symlink to a folder, fifo, device: skipped
+  if (S_ISDIR(st.st_mode)) return;  // a symlink to a folder inside a folder: not followed
+  if (!S_ISREG(st.st_mode)) {
+    // Named on the command line, a FIFO or device is an input the audit cannot judge (and it is
+    // never opened: opening a FIFO for reading blocks until a writer comes).
+    if (named) fail(path, std::string(file_type_text(st.st_mode)) + ", not a file; not read");
+    return;
+  }
   auto id = std::make_pair(static_cast<unsigned long>(st.st_dev), static_cast<unsigned long>(st.st_ino));
-  if (!seen_.insert(id).second) return true;  // reached before through a link
+  if (!seen_.insert(id).second) return;  // reached before through a link
   ++stats_.files;
-  if (st.st_size == 0) return true;
-  elf::MappedFile m;
-  if (!m.open(path.c_str())) {
-    fprintf(stderr, "poolshim audit: cannot read %s: %s\n", path.c_str(), strerror(errno));
-    ++stats_.errors;
-    return false;
+  if (st.st_size == 0) {
+    if (named) fprintf(stderr, "poolshim audit: %s: empty file; nothing to judge\n", printable(path).c_str());
+    tick();
+    return;
   }
-  bool ok = true;
-  if (is_elf(m)) {
+  FileImage m;
+  std::string error;
+  if (!m.open_regular(path, &error)) {
+    fail(path, "cannot read: " + error);
+    return;
+  }
+  if (is_elf(m.data(), m.size())) {
     judge_image(path, m.data(), m.size(), false);
   } else if (looks_like_archive(path, static_cast<const unsigned char*>(m.data()), m.size())) {
-    m.close();
-    ok = scan_archive(path);
+    m.reset();
+    scan_archive(path);
   } else if (named) {
-    fprintf(stderr, "poolshim audit: %s: not an ELF file or archive; skipped\n", path.c_str());
+    fprintf(stderr, "poolshim audit: %s: not an ELF file or archive; skipped\n", printable(path).c_str());
   }
   tick();
-  return ok;
 }
 
-// /proc/PID/maps: "start-end perms offset dev inode path". Every file-backed mapping of an ELF
-// file is a loaded module; each is read from /proc/PID/map_files/<range> when allowed (that
-// also works for deleted or replaced files), else from its path under /proc/PID/root.
-bool Scanner::scan_pid(long pid) {
-  std::string proc = "/proc/" + std::to_string(pid);
-  std::ifstream maps(proc + "/maps");
-  if (!maps) {
-    fprintf(stderr, "poolshim audit: cannot read %s/maps: %s\n", proc.c_str(), strerror(errno));
-    ++stats_.errors;
-    return false;
+// /proc/PID/maps, read whole once: every file-backed mapping of an ELF file is a loaded module.
+// The process may exit while its modules are read: then the list is incomplete and says so.
+void Scanner::scan_pid(long pid) {
+  process_.pid = pid;
+  ProcView proc;
+  if (!proc.open(pid)) {
+    fail("/proc/" + std::to_string(pid), std::string("no such process to read: ") + strerror(errno));
+    process_.exited = true;
+    return;
   }
-  char exe[PATH_MAX];
-  ssize_t n = readlink((proc + "/exe").c_str(), exe, sizeof exe - 1);
-  std::string exe_path = n > 0 ? std::string(exe, static_cast<size_t>(n)) : "";
+  std::vector<Mapping> maps;
+  std::string error;
+  if (!proc.read_maps(&maps, &error)) {
+    fail("/proc/" + std::to_string(pid) + "/maps", error);
+    process_.exited = !proc.alive();
+    return;
+  }
+  process_.exe = proc.exe();
+  for (const char* var : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"}) {
+    ProcessFacts::RuntimeEnv v;
+    v.var = var;
+    v.set = proc.env(var, &v.value, &v.readable);
+    process_.env.push_back(v);
+  }
+  process_.threads = proc.threads();
 
-  std::set<std::string> done;
-  std::string line;
-  while (std::getline(maps, line)) {
-    char range[64], perms[8], dev[16];
-    unsigned long long offset = 0, inode = 0;
-    int path_at = 0;
-    if (sscanf(line.c_str(), "%63s %7s %llx %15s %llu %n", range, perms, &offset, dev, &inode, &path_at) < 5) continue;
-    if (inode == 0 || path_at <= 0 || static_cast<size_t>(path_at) >= line.size()) continue;
-    std::string path = line.substr(static_cast<size_t>(path_at));
-    if (path.empty() || path[0] != '/' || !done.insert(path).second) continue;
-    const char kDeleted[] = " (deleted)";
-    std::string clean = path;
-    if (clean.size() > sizeof kDeleted - 1 && clean.compare(clean.size() - (sizeof kDeleted - 1), std::string::npos, kDeleted) == 0)
-      clean.resize(clean.size() - (sizeof kDeleted - 1));
-
-    std::string sources[] = {proc + "/map_files/" + range, proc + "/root" + clean, clean};
+  for (const Mapping& mp : maps) {
+    std::string source = proc.readable_source(mp);
     elf::MappedFile m;
-    bool opened = false;
-    for (const std::string& s : sources)
-      if ((opened = m.open(s.c_str()))) break;
-    if (!opened) {
-      fprintf(stderr, "poolshim audit: cannot read %s (mapped by %ld): %s\n", clean.c_str(), pid, strerror(errno));
-      ++stats_.errors;
+    if (source.empty() || !m.open(source.c_str())) {
+      if (!proc.alive()) break;  // reported once below
+      fail(mp.path, std::string("mapped by process ") + std::to_string(pid) + ", cannot read: " + strerror(errno));
       continue;
     }
     ++stats_.files;
-    if (!is_elf(m)) continue;  // a mapped data file (locale archive, fonts, ...)
-    judge_image(path, m.data(), m.size(), !exe_path.empty() && clean == exe_path);
+    if (!is_elf(m.data(), m.size())) continue;  // a mapped data file (locale archive, fonts, ...)
+    judge_image(mp.path, m.data(), m.size(), !process_.exe.empty() && mp.path == process_.exe);
+    const AuditEntry& e = entries_.back();
+    if (e.verdict.provider && !process_.shim_loaded) {
+      process_.shim_loaded = true;
+      process_.shim_path = mp.path;
+    }
+    for (unsigned k = 0; k < elf::kSurfaceCount; ++k)
+      if (e.verdict.exports_entry[k] && process_.provider_of[k].empty()) process_.provider_of[k] = base_name(mp.path);
     tick();
+  }
+  // Zombie or gone: maps of a zombie are empty, and a process that exited mid-scan leaves a
+  // partial list. Either way the answer is incomplete.
+  if (!proc.alive() || maps.empty()) {
+    process_.exited = true;
+    fail("process " + std::to_string(pid),
+         "exited during the scan (or is a zombie); the list of its modules is incomplete");
   }
   // In one process the main executable's exported entry points come before the preload.
   const elf::ModuleVerdict* exe_verdict = nullptr;
   for (const AuditEntry& e : entries_)
-    if (e.verdict.main_executable && e.path == exe_path) exe_verdict = &e.verdict;
+    if (e.verdict.main_executable && e.path == process_.exe) exe_verdict = &e.verdict;
   if (exe_verdict != nullptr) {
     elf::ModuleVerdict exe_copy = *exe_verdict;
     for (AuditEntry& e : entries_) elf::apply_executable_precedence(&e.verdict, exe_copy);
   }
-  return true;
 }
 
 }  // namespace poolshim::cli

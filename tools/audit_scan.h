@@ -1,6 +1,7 @@
 // Gathering what `poolshim audit` judges: ELF files on disk, inside folders (recursively), inside
-// wheels and other archives (read with libarchive, members judged in memory), and the modules
-// mapped by a running process (/proc/PID/maps).
+// wheels and other archives (read with libarchive as a stream, members spooled, never
+// extracted), and the modules mapped by a running process (/proc/PID/maps). Whatever cannot be
+// read is recorded as a failure with its path and reason: the scan is then incomplete (exit 2).
 #pragma once
 #include <cstddef>
 #include <functional>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "diag/runtimes.h"
 #include "elf/verdict.h"
 
 namespace poolshim::cli {
@@ -18,13 +20,45 @@ struct AuditEntry {
   elf::ModuleVerdict verdict;
   bool readable = true;    // false: not judged (error says why)
   std::string error;       // what could not be read ("" when nothing)
+  const diag::Runtime* runtime = nullptr;  // another runtime's pool (OpenMP, OpenBLAS, ...)
+  // A client of a surface: it names the surface's symbols through the dynamic linker without
+  // defining them, so its calls go wherever the process's lookup finds them first.
+  bool client(unsigned surface) const {
+    return readable && !verdict.provider && verdict.surface[surface].verdict == elf::Verdict::absent &&
+           verdict.surface[surface].uses_linker;
+  }
+};
+
+struct Failure {
+  std::string path;
+  std::string reason;
 };
 
 struct ScanStats {
   size_t files = 0;        // regular files and archive members looked at
   size_t elf_files = 0;    // of which ELF
   size_t archives = 0;
-  size_t errors = 0;       // inputs that could not be opened or read
+  std::vector<Failure> failures;  // inputs not read, or read only in part
+};
+
+// What --pid found out about the process itself.
+struct ProcessFacts {
+  long pid = 0;
+  std::string exe;
+  bool shim_loaded = false;  // libpoolshim (any module that provides the poolshim C API) is mapped
+  std::string shim_path;
+  bool exited = false;       // the process was gone (or a zombie) by the end of the scan
+  // The module that defines each surface's entry point first in load order: where a client's
+  // calls go when the shim is not loaded ("" when none).
+  std::string provider_of[elf::kSurfaceCount];
+  struct RuntimeEnv {
+    std::string var;
+    std::string value;
+    bool set = false;
+    bool readable = false;
+  };
+  std::vector<RuntimeEnv> env;  // OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, MKL_NUM_THREADS
+  size_t threads = 0;
 };
 
 class Scanner {
@@ -32,27 +66,30 @@ class Scanner {
   // progress: called after each file (for the terminal progress line); may be empty.
   explicit Scanner(std::function<void(const ScanStats&)> progress) : progress_(std::move(progress)) {}
 
-  // A file, folder or archive named on the command line. Returns false when it cannot be read
-  // (the message went to stderr).
-  bool scan_path(const std::string& path);
+  // A file, folder or archive named on the command line.
+  void scan_path(const std::string& path);
   // The modules mapped by process pid; the main executable is judged as such and its exported
   // entry points take precedence over the other modules (as in that process).
-  bool scan_pid(long pid);
+  void scan_pid(long pid);
 
   const std::vector<AuditEntry>& entries() const { return entries_; }
   const ScanStats& stats() const { return stats_; }
+  const ProcessFacts& process() const { return process_; }
 
  private:
   void scan_dir(const std::string& path, int depth);
-  bool scan_file(const std::string& path, bool named);
-  bool scan_archive(const std::string& path);
+  void scan_file(const std::string& path, bool named);
+  void scan_archive(const std::string& path);
   // Judges an ELF image held in memory. is_main: the process's main executable (--pid).
   void judge_image(const std::string& display, const void* data, size_t size, bool is_main);
+  // Prints "poolshim audit: PATH: REASON" and records the failure (the scan is incomplete).
+  void fail(const std::string& path, const std::string& reason);
   void tick();
 
   std::function<void(const ScanStats&)> progress_;
   std::vector<AuditEntry> entries_;
   ScanStats stats_;
+  ProcessFacts process_;
   std::set<std::pair<unsigned long, unsigned long>> seen_;  // (dev, ino) of files scanned
 };
 

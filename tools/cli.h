@@ -1,23 +1,30 @@
-// The `poolshim` command: run, audit, info. Each subcommand is a main-like function that gets
-// the arguments after its name and returns the process exit status.
+// The `poolshim` command: run, audit, info. Each subcommand is a main-like function that gets its
+// own name as argv[0] and the arguments after it (getopt_long style), and returns the process
+// exit status.
 #pragma once
 #include <string>
 
 namespace poolshim::cli {
 
-// Exit statuses shared by every subcommand (documented in docs/poolshim-command.md).
+// Exit statuses shared by every subcommand (documented in docs/poolshim-command.md and poolshim(1)).
 constexpr int kExitOk = 0;
 constexpr int kExitFindings = 1;   // audit: some pool copy is unreachable
-constexpr int kExitUsage = 2;      // bad arguments, unreadable input, library not found
+constexpr int kExitUsage = 2;      // bad arguments, unreadable input, incomplete scan, no library
 constexpr int kExitExecFailed = 127;
 
 int run_main(int argc, char** argv);    // poolshim run [--threads N] [--log LEVEL] -- CMD ARGS...
 int audit_main(int argc, char** argv);  // poolshim audit [--json] [--all] PATH... | --pid PID
-int info_main(int argc, char** argv);   // poolshim info
+int info_main(int argc, char** argv);   // poolshim info [--json] [--pid PID]
 
 // The libpoolshim.so that belongs to this command: next to it in the build tree
 // (bin/../lib/libpoolshim.so) or in the installed layout (bin/../<libdir>/libpoolshim.so).
 // Returns "" when none exists; *tried receives the candidate paths, one per line.
 std::string find_library(std::string* tried);
+
+// A path or other text for a terminal line: control bytes (a newline in a file name) become '?'.
+std::string printable(const std::string& s);
+
+// Parses a process id (1..INT_MAX); false on anything else.
+bool parse_pid(const char* text, long* out);
 
 }  // namespace poolshim::cli

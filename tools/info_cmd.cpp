@@ -1,28 +1,49 @@
-// poolshim info: the thread budget the shim would use in this environment, every source it
+// poolshim info [--json] [--pid PID]
+// Without --pid: the thread budget the shim would use in this environment, every source it
 // considered, the CPU topology, and the settings in force. It runs the shim's own code (budget/,
 // diag/) in this process, so what it prints is what a preloaded shim would decide here.
+// With --pid: what a running process holds: whether libpoolshim is loaded, its POOLSHIM_*
+// settings, and the other runtimes' pools (OpenMP, OpenBLAS, MKL, oneTBB) it has loaded.
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <string>
+#include <vector>
 
 #include "budget/budget.h"
 #include "budget/topology.h"
 #include "cli.h"
 #include "diag/options.h"
+#include "diag/runtimes.h"
+#include "elf/mapped_file.h"
+#include "elf/reader.h"
+#include "elf/verdict.h"
+#include "json_out.h"
+#include "poolshim/version.h"
+#include "proc_view.h"
 
 namespace poolshim::cli {
 namespace {
 
 const char kInfoHelp[] =
-    "usage: poolshim info\n"
+    "usage: poolshim info [--json]\n"
+    "       poolshim info [--json] --pid PID\n"
     "\n"
     "Prints the thread budget libpoolshim.so would use in this environment and where it came\n"
     "from (POOLSHIM_NUM_THREADS, the affinity mask, the cgroup CPU quota), the CPU topology\n"
     "(packages, cores, logical processors, from libcpuinfo), the settings in force (POOLSHIM_*\n"
     "variables: raw value and default), and the library `poolshim run` would preload.\n"
+    "With --pid: whether libpoolshim is loaded in process PID, its POOLSHIM_* settings, its\n"
+    "thread count, and the other runtimes' pools it loaded (OpenMP, OpenBLAS, MKL, oneTBB: not\n"
+    "merged) with the variable that bounds each.\n"
     "\n"
-    "exit status: 0; 2 on a usage error.\n";
+    "  --json      one JSON document on stdout\n"
+    "  --pid PID   describe the running process PID\n"
+    "  -h, --help  this text\n"
+    "\n"
+    "exit status: 0; 2 on a usage error or when the process cannot be read.\n";
 
 const char* level_name(diag::LogLevel l) {
   switch (l) {
@@ -34,32 +55,56 @@ const char* level_name(diag::LogLevel l) {
   return "off";
 }
 
+const char* disabled_text(unsigned d) {
+  if (d == 0) return "none";
+  if (d == (diag::kSurfaceExecutorch | diag::kSurfacePthreadpool)) return "executorch, pthreadpool";
+  return (d & diag::kSurfaceExecutorch) ? "executorch" : "pthreadpool";
+}
+
 std::string count_or(size_t n, const char* none) { return n > 0 ? std::to_string(n) : none; }
 
-}  // namespace
-
-int info_main(int argc, char** argv) {
-  for (int i = 0; i < argc; ++i) {
-    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-      fputs(kInfoHelp, stdout);
-      return kExitOk;
-    }
-    fprintf(stderr, "poolshim info: unexpected argument %s\n(see poolshim info --help)\n", argv[i]);
-    return kExitUsage;
-  }
+int info_here(bool json) {
   const diag::Options& opt = diag::options();
   const budget::Budget& b = budget::current();
+  const budget::Topology& t = budget::topology();
+  const char* env = diag::option_raw("POOLSHIM_NUM_THREADS");
+  std::string tried;
+  std::string lib = find_library(&tried);
+  if (json) {
+    Json j;
+    j["poolshim_version"] = POOLSHIM_VERSION_STRING;
+    j["budget"] = b.threads;
+    j["budget_source"] = b.source;
+    j["sources"] = {{"POOLSHIM_NUM_THREADS", env != nullptr ? Json(env) : Json(nullptr)},
+                    {"POOLSHIM_NUM_THREADS_valid", env == nullptr || opt.num_threads != 0},
+                    {"affinity_cpus", b.affinity_cpus},
+                    {"cgroup_cpus", b.cgroup_cpus},
+                    {"cgroup_detail", b.cgroup_detail},
+                    {"online_cpus", b.online_cpus}};
+    j["topology"] = {{"available", t.available}, {"packages", t.packages}, {"cores", t.cores},
+                     {"logical", t.logical}, {"detail", t.detail}};
+    Json settings = Json::object();
+    for (const diag::OptionInfo* o = diag::option_table(); o->name != nullptr; ++o) {
+      const char* raw = diag::option_raw(o->name);
+      settings[o->name] = {{"value", raw != nullptr ? Json(raw) : Json(nullptr)}, {"default", o->default_text}};
+    }
+    j["settings"] = settings;
+    j["secure_execution"] = opt.secure;
+    j["log_level"] = level_name(opt.log_level);
+    j["log_file"] = opt.log_file != nullptr ? Json(opt.log_file) : Json(nullptr);
+    j["disabled_surfaces"] = disabled_text(opt.disabled);
+    j["library"] = lib.empty() ? Json(nullptr) : Json(lib);
+    print_json(j);
+    return kExitOk;
+  }
   printf("budget: %zu thread%s (%s)\n", b.threads, b.threads == 1 ? "" : "s", b.source);
   printf("sources considered:\n");
-  const char* env = diag::option_raw("POOLSHIM_NUM_THREADS");
   printf("  environment:   POOLSHIM_NUM_THREADS=%s%s\n", env != nullptr ? env : "(unset)",
          env != nullptr && opt.num_threads == 0 ? " (invalid, ignored)" : "");
   printf("  affinity mask: %s CPUs\n", count_or(b.affinity_cpus, "(unreadable)").c_str());
   printf("  cgroup quota:  %s (%s)\n", count_or(b.cgroup_cpus, "no limit").c_str(),
          b.cgroup_detail[0] != '\0' ? b.cgroup_detail : "no detail");
   printf("  online CPUs:   %s (not used for the budget)\n", count_or(b.online_cpus, "(unknown)").c_str());
-
-  const budget::Topology& t = budget::topology();
   if (t.available)
     printf("topology: %zu package%s, %zu core%s, %zu logical processor%s (%s)\n", t.packages,
            t.packages == 1 ? "" : "s", t.cores, t.cores == 1 ? "" : "s", t.logical, t.logical == 1 ? "" : "s",
@@ -74,14 +119,132 @@ int info_main(int argc, char** argv) {
     printf("  %-22s   default %s; %s\n", "", o->default_text, o->help);
   }
   printf("in force: log level %s, log to %s, disabled surfaces: %s\n", level_name(opt.log_level),
-         opt.log_file != nullptr ? opt.log_file : "stderr",
-         opt.disabled == 0 ? "none"
-         : opt.disabled == (diag::kSurfaceExecutorch | diag::kSurfacePthreadpool) ? "executorch, pthreadpool"
-         : (opt.disabled & diag::kSurfaceExecutorch) ? "executorch" : "pthreadpool");
-  std::string tried;
-  std::string lib = find_library(&tried);
+         opt.log_file != nullptr ? opt.log_file : "stderr", disabled_text(opt.disabled));
   printf("library: %s\n", lib.empty() ? "not found next to this command" : lib.c_str());
+  printf("version: %s\n", POOLSHIM_VERSION_STRING);
   return kExitOk;
+}
+
+struct LoadedRuntime {
+  std::string path;
+  const diag::Runtime* runtime;
+};
+
+int info_pid(long pid, bool json) {
+  ProcView proc;
+  std::vector<Mapping> maps;
+  std::string error;
+  if (!proc.open(pid)) {
+    fprintf(stderr, "poolshim info: no process %ld to read: %s\n", pid, strerror(errno));
+    return kExitUsage;
+  }
+  if (!proc.read_maps(&maps, &error)) {
+    fprintf(stderr, "poolshim info: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  std::string shim;
+  std::vector<LoadedRuntime> runtimes;
+  for (const Mapping& m : maps) {
+    if (const diag::Runtime* rt = diag::runtime_of(m.path.c_str())) runtimes.push_back({m.path, rt});
+    if (!shim.empty()) continue;
+    // libpoolshim is the module that exports the poolshim C API (whatever its file name).
+    std::string source = proc.readable_source(m);
+    elf::MappedFile f;
+    if (source.empty() || !f.open(source.c_str())) continue;
+    elf::Reader r;
+    if (!r.open_file(f.data(), f.size())) continue;
+    elf::Symbol s;
+    if (r.find_dynsym("poolshim_get_info", &s) != 0 && s.defined()) shim = m.path;
+  }
+  bool alive = proc.alive() && !maps.empty();
+  struct EnvRow {
+    std::string name, value;
+    bool set, readable;
+  };
+  std::vector<EnvRow> env;
+  std::vector<std::string> names;
+  for (const diag::OptionInfo* o = diag::option_table(); o->name != nullptr; ++o) names.push_back(o->name);
+  for (const char* v : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "LD_PRELOAD"}) names.push_back(v);
+  for (const std::string& n : names) {
+    EnvRow row{n, "", false, false};
+    row.set = proc.env(n.c_str(), &row.value, &row.readable);
+    env.push_back(row);
+  }
+  size_t threads = proc.threads();
+  if (json) {
+    Json j;
+    j["poolshim_version"] = POOLSHIM_VERSION_STRING;
+    j["pid"] = pid;
+    j["exe"] = proc.exe();
+    j["alive"] = alive;
+    j["shim_loaded"] = !shim.empty();
+    j["shim_path"] = shim;
+    j["threads"] = threads;
+    Json e = Json::object();
+    for (const EnvRow& r : env) e[r.name] = !r.readable ? Json("unreadable") : r.set ? Json(r.value) : Json(nullptr);
+    j["environment"] = e;
+    Json rts = Json::array();
+    for (const LoadedRuntime& r : runtimes)
+      rts.push_back({{"path", r.path}, {"name", r.runtime->name}, {"env_var", r.runtime->env_var}, {"merged", false}});
+    j["other_runtimes"] = rts;
+    print_json(j);
+  } else {
+    printf("process %ld: %s\n", pid, printable(proc.exe()).c_str());
+    if (shim.empty())
+      printf("libpoolshim: NOT loaded (its pools are its own; run it with `poolshim run` to merge them)\n");
+    else
+      printf("libpoolshim: loaded (%s)\n", printable(shim).c_str());
+    printf("threads: %zu\n", threads);
+    printf("environment:\n");
+    for (const EnvRow& r : env)
+      printf("  %-22s %s\n", r.name.c_str(), !r.readable ? "(not readable)" : r.set ? printable(r.value).c_str() : "(unset)");
+    if (runtimes.empty()) {
+      printf("other runtimes' pools: none loaded\n");
+    } else {
+      printf("other runtimes' pools (not merged; each bounded by its own variable):\n");
+      for (const LoadedRuntime& r : runtimes)
+        printf("  %s: %s, bounded by %s\n", printable(r.path).c_str(), r.runtime->name, r.runtime->env_var);
+    }
+  }
+  if (!alive) {
+    fprintf(stderr, "poolshim info: process %ld exited while it was read; the answer is incomplete\n", pid);
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int info_main(int argc, char** argv) {
+  bool json = false;
+  long pid = 0;
+  static const option kOptions[] = {{"json", no_argument, nullptr, 'j'},
+                                    {"pid", required_argument, nullptr, 'p'},
+                                    {"help", no_argument, nullptr, 'h'},
+                                    {nullptr, 0, nullptr, 0}};
+  optind = 1;
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, ":h", kOptions, nullptr)) != -1) {
+    switch (c) {
+      case 'j': json = true; break;
+      case 'p':
+        if (!parse_pid(optarg, &pid)) {
+          fprintf(stderr, "poolshim info: --pid wants a process id, not '%s'\n(see poolshim info --help)\n", optarg);
+          return kExitUsage;
+        }
+        break;
+      case 'h': fputs(kInfoHelp, stdout); return kExitOk;
+      default:
+        fprintf(stderr, "poolshim info: unknown option or missing value: %s\n(see poolshim info --help)\n", argv[optind - 1]);
+        return kExitUsage;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "poolshim info: unexpected argument %s\n(see poolshim info --help)\n", argv[optind]);
+    return kExitUsage;
+  }
+  return pid != 0 ? info_pid(pid, json) : info_here(json);
 }
 
 }  // namespace poolshim::cli

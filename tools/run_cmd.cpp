@@ -1,7 +1,10 @@
-// poolshim run [--threads N] [--log LEVEL] [--library PATH] -- CMD ARGS...
-// Prepends libpoolshim.so to LD_PRELOAD (keeping what is there), sets POOLSHIM_NUM_THREADS and
-// POOLSHIM_LOG when asked, and execs the command in place (same pid, same stdio).
+// poolshim run [--threads N] [--log LEVEL] [--group NAME] [--library PATH] [--no-runtime-env] -- CMD ARGS...
+// Prepends libpoolshim.so to LD_PRELOAD (keeping what is there), sets POOLSHIM_NUM_THREADS,
+// POOLSHIM_LOG and POOLSHIM_GROUP when asked, bounds the other runtimes' pools (OpenMP, OpenBLAS,
+// MKL) to the same budget when their variables are unset, and execs the command in place (same
+// pid, same stdio).
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +13,7 @@
 
 #include <string>
 
+#include "budget/budget.h"
 #include "cli.h"
 #include "diag/options.h"
 
@@ -17,15 +21,22 @@ namespace poolshim::cli {
 namespace {
 
 const char kRunHelp[] =
-    "usage: poolshim run [--threads N] [--log LEVEL] [--library PATH] [--] CMD [ARGS...]\n"
+    "usage: poolshim run [--threads N] [--log LEVEL] [--group NAME] [--library PATH]\n"
+    "                    [--no-runtime-env] [--] CMD [ARGS...]\n"
     "\n"
     "Runs CMD with libpoolshim.so preloaded, so that the thread pools of the modules it loads\n"
     "become one process-wide pool.\n"
     "\n"
-    "  --threads N     set POOLSHIM_NUM_THREADS=N, the thread budget (1..4096)\n"
-    "  --log LEVEL     set POOLSHIM_LOG=LEVEL: off, warn, info (explains every module) or debug\n"
-    "  --library PATH  preload this libpoolshim.so instead of the one next to the command\n"
-    "  -h, --help      this text\n"
+    "  --threads N       set POOLSHIM_NUM_THREADS=N, the thread budget (1..4096)\n"
+    "  --log LEVEL       set POOLSHIM_LOG=LEVEL: off, warn, info (explains every module) or debug\n"
+    "  --group NAME      set POOLSHIM_GROUP=NAME: share one budget with other processes of the group\n"
+    "  --library PATH    preload this libpoolshim.so instead of the one next to the command\n"
+    "  --no-runtime-env  leave OMP_NUM_THREADS, OPENBLAS_NUM_THREADS and MKL_NUM_THREADS alone\n"
+    "  -h, --help        this text\n"
+    "\n"
+    "Other runtimes' pools (OpenMP, OpenBLAS, MKL) are not merged; so that one budget covers them\n"
+    "too, OMP_NUM_THREADS, OPENBLAS_NUM_THREADS and MKL_NUM_THREADS are set to the budget (N, or\n"
+    "the budget computed here) when they are unset; values already set are kept.\n"
     "\n"
     "The library is found relative to this command (../lib/libpoolshim.so in a build tree, the\n"
     "install's libdir otherwise) and put first in LD_PRELOAD; what LD_PRELOAD held is kept after\n"
@@ -34,10 +45,8 @@ const char kRunHelp[] =
     "exit status: CMD's own status; 2 on a usage error or when the library is not found;\n"
     "127 when CMD cannot be executed.\n";
 
-int usage_error(const char* fmt, const char* arg) {
-  fprintf(stderr, "poolshim run: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n(see poolshim run --help)\n");
+int usage_error(const std::string& msg) {
+  fprintf(stderr, "poolshim run: %s\n(see poolshim run --help)\n", msg.c_str());
   return kExitUsage;
 }
 
@@ -60,36 +69,41 @@ bool already_preloaded(const std::string& list, const std::string& lib) {
 int run_main(int argc, char** argv) {
   const char* threads = nullptr;
   const char* level = nullptr;
+  const char* group = nullptr;
+  bool runtime_env = true;
   std::string library;
-  int i = 0;
-  for (; i < argc; ++i) {
-    const char* a = argv[i];
-    if (strcmp(a, "--") == 0) {
-      ++i;
-      break;
+  static const option kOptions[] = {
+      {"threads", required_argument, nullptr, 't'}, {"log", required_argument, nullptr, 'l'},
+      {"group", required_argument, nullptr, 'g'},   {"library", required_argument, nullptr, 'L'},
+      {"no-runtime-env", no_argument, nullptr, 'n'}, {"help", no_argument, nullptr, 'h'},
+      {nullptr, 0, nullptr, 0}};
+  optind = 1;
+  opterr = 0;
+  int c;
+  // "+": stop at the first argument that is not an option; it starts the command.
+  while ((c = getopt_long(argc, argv, "+:h", kOptions, nullptr)) != -1) {
+    switch (c) {
+      case 't': threads = optarg; break;
+      case 'l': level = optarg; break;
+      case 'g': group = optarg; break;
+      case 'L': library = optarg; break;
+      case 'n': runtime_env = false; break;
+      case 'h': fputs(kRunHelp, stdout); return kExitOk;
+      case ':': return usage_error(std::string("option ") + argv[optind - 1] + " wants a value");
+      default: return usage_error(std::string("unknown option ") + argv[optind - 1]);
     }
-    if (a[0] != '-') break;  // the command starts here
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      fputs(kRunHelp, stdout);
-      return kExitOk;
-    }
-    bool has_value = i + 1 < argc;
-    if (strcmp(a, "--threads") == 0 && has_value) threads = argv[++i];
-    else if (strncmp(a, "--threads=", 10) == 0) threads = a + 10;
-    else if (strcmp(a, "--log") == 0 && has_value) level = argv[++i];
-    else if (strncmp(a, "--log=", 6) == 0) level = a + 6;
-    else if (strcmp(a, "--library") == 0 && has_value) library = argv[++i];
-    else if (strncmp(a, "--library=", 10) == 0) library = a + 10;
-    else return usage_error("unknown option or missing value: %s", a);
   }
-  if (i >= argc) return usage_error("%s", "no command given");
+  int i = optind;
+  if (i >= argc) return usage_error("no command given");
 
   size_t n = 0;
   if (threads != nullptr && !diag::parse_threads(threads, &n))
-    return usage_error("--threads wants a whole number from 1 to 4096, not '%s'", threads);
+    return usage_error(std::string("--threads wants a whole number from 1 to 4096, not '") + threads + "'");
   diag::LogLevel lv;
   if (level != nullptr && !diag::parse_log_level(level, &lv))
-    return usage_error("--log wants off, warn, info or debug, not '%s'", level);
+    return usage_error(std::string("--log wants off, warn, info or debug, not '") + level + "'");
+  if (group != nullptr && (*group == '\0' || strlen(group) > 63 || strchr(group, '/') != nullptr))
+    return usage_error(std::string("--group wants a name of 1 to 63 characters without '/', not '") + group + "'");
 
   if (library.empty()) {
     std::string tried;
@@ -101,13 +115,12 @@ int run_main(int argc, char** argv) {
     }
   } else {
     char real[PATH_MAX];
-    if (realpath(library.c_str(), real) == nullptr)
-      return usage_error("cannot find the library %s", library.c_str());
+    if (realpath(library.c_str(), real) == nullptr) return usage_error("cannot find the library " + library);
     library = real;
   }
   // ld.so splits LD_PRELOAD at ':' and ' ': a path containing either cannot be preloaded.
   if (library.find_first_of(": ") != std::string::npos)
-    return usage_error("cannot preload %s: its path contains ':' or a space", library.c_str());
+    return usage_error("cannot preload " + library + ": its path contains ':' or a space");
 
   const char* old = getenv("LD_PRELOAD");
   std::string preload = old != nullptr ? old : "";
@@ -115,6 +128,15 @@ int run_main(int argc, char** argv) {
   setenv("LD_PRELOAD", preload.c_str(), 1);
   if (threads != nullptr) setenv("POOLSHIM_NUM_THREADS", threads, 1);
   if (level != nullptr) setenv("POOLSHIM_LOG", level, 1);
+  if (group != nullptr) setenv("POOLSHIM_GROUP", group, 1);
+  if (runtime_env) {
+    // The budget the preloaded shim will compute: --threads, else POOLSHIM_NUM_THREADS, the
+    // affinity mask and the cgroup quota as this process sees them (the child inherits both).
+    size_t budget = n != 0 ? n : budget::current().threads;
+    std::string text = std::to_string(budget);
+    for (const char* var : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"})
+      setenv(var, text.c_str(), 0);  // 0: a value already set is kept
+  }
 
   execvp(argv[i], argv + i);
   fprintf(stderr, "poolshim run: cannot execute %s: %s\n", argv[i], strerror(errno));

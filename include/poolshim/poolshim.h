@@ -22,10 +22,9 @@ extern "C" {
 #define POOLSHIM_API
 #endif
 
-/** Version of this header; poolshim_info.version reports the library's. */
-#define POOLSHIM_VERSION_MAJOR 0
-#define POOLSHIM_VERSION_MINOR 2
-#define POOLSHIM_VERSION ((POOLSHIM_VERSION_MAJOR << 16) | POOLSHIM_VERSION_MINOR)
+/* Version of this header (POOLSHIM_VERSION_MAJOR/MINOR/PATCH/STRING, POOLSHIM_VERSION), generated
+ * from CMake's project(VERSION); poolshim_info.version reports the library's. */
+#include <poolshim/version.h>
 
 /**
  * Ask for threads on behalf of a named component, or change an earlier request.

@@ -9,7 +9,7 @@ namespace poolshim::abi {
 
 // The caller module's own definition of `sym`, or nullptr when the caller has none (e.g. an
 // executable linked against libpoolshim.so). Cached per (symbol, module); lock-free after the
-// first lookup of a pair.
+// first lookup of a pair, until a module is unloaded (then the cache starts afresh).
 void* own_definition(EtSym sym, const void* return_address);
 
 }  // namespace poolshim::abi

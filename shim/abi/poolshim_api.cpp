@@ -55,11 +55,10 @@ POOLSHIM_API size_t poolshim_get_width(size_t max_threads) {
 
 POOLSHIM_API size_t poolshim_get_pool_size(void) { return poolshim::core::pool_size(); }
 
-POOLSHIM_API size_t poolshim_get_budget(void) { return poolshim::budget::current().threads; }
+POOLSHIM_API size_t poolshim_get_budget(void) { return poolshim::core::budget(); }
 
 POOLSHIM_API size_t poolshim_set_budget(size_t threads) {
-  (void)threads;  // interim: the cap lands with the scheduler
-  return poolshim::budget::current().threads;
+  return poolshim::core::set_cap(threads);
 }
 
 POOLSHIM_API const char* poolshim_get_budget_source(void) {
@@ -71,13 +70,19 @@ POOLSHIM_API int poolshim_get_info(struct poolshim_info* info) {
   const poolshim::budget::Budget& b = poolshim::budget::current();
   const poolshim::diag::Options& o = poolshim::diag::options();
   info->version = POOLSHIM_VERSION;
-  info->budget = b.threads;
+  info->budget = poolshim::core::budget();
   info->budget_source = b.source;
   info->pool_size = poolshim::core::pool_size();
   set_if_fits(info, &poolshim_info::pool_started, poolshim::core::started() ? 1 : 0);
   set_if_fits(info, &poolshim_info::live_requests, poolshim::core::live_requests());
   set_if_fits(info, &poolshim_info::disabled_surfaces, static_cast<uint32_t>(o.disabled));
   set_if_fits(info, &poolshim_info::log_level, static_cast<int>(o.log_level));
+  set_if_fits(info, &poolshim_info::computed_budget, b.threads);
+  set_if_fits(info, &poolshim_info::budget_cap, poolshim::core::cap());
+  const char* degraded = poolshim::core::degraded_reason();
+  set_if_fits(info, &poolshim_info::degraded, degraded != nullptr ? 1 : 0);
+  set_if_fits(info, &poolshim_info::degraded_reason, degraded != nullptr ? degraded : "");
+  set_if_fits(info, &poolshim_info::group, static_cast<const char*>(""));
   return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <new>
 
 #include "budget/budget.h"
+#include "core/fork.h"
 #include "core/grants.h"
 #include "diag/log.h"
 
@@ -21,9 +22,11 @@ constexpr uint64_t kDeadMagic = 0x70747070'64656164ull;  // "ptppdead"
 inline uint64_t live_magic(const Handle* h) { return kLiveMagic ^ reinterpret_cast<uintptr_t>(h); }
 inline uint64_t dead_magic(const Handle* h) { return kDeadMagic ^ reinterpret_cast<uintptr_t>(h); }
 
+// The handle table: the free list and the list of every block. Enrolled in core/fork.cpp.
 pthread_mutex_t g_free_mutex = PTHREAD_MUTEX_INITIALIZER;
 Handle* g_free_head = nullptr;  // oldest destroyed handle (reused first)
 Handle* g_free_tail = nullptr;  // newest
+Handle* g_blocks = nullptr;     // every block, newest first (next_block)
 
 std::atomic<bool> g_warned_unknown{false};
 
@@ -40,6 +43,10 @@ Handle* allocate() {
     if (h == nullptr) return nullptr;
     new (h) Handle();
     pthread_mutex_init(&h->exec_mutex, nullptr);  // once per memory block; never destroyed
+    pthread_mutex_lock(&g_free_mutex);
+    h->next_block = g_blocks;
+    g_blocks = h;
+    pthread_mutex_unlock(&g_free_mutex);
   }
   h->request_id = 0;
   h->requested = 0;
@@ -65,6 +72,17 @@ void recycle(Handle* h) {
 void publish(Handle* h) { h->magic.store(live_magic(h), std::memory_order_release); }
 
 }  // namespace
+
+// fork (core/fork.h). The handles stay valid in the child (its clients still hold them), and
+// calls through them use the child's pool. Each exec_mutex is re-initialised rather than taken
+// before fork: it is held across a whole call on a client's executor (client code that may fork
+// itself), and that call cannot go on in the child, whose copy of the executor has no threads.
+void handles_atfork_prepare() { pthread_mutex_lock(&g_free_mutex); }
+void handles_atfork_parent() { pthread_mutex_unlock(&g_free_mutex); }
+void handles_atfork_child() {
+  pthread_mutex_init(&g_free_mutex, nullptr);
+  for (Handle* h = g_blocks; h != nullptr; h = h->next_block) pthread_mutex_init(&h->exec_mutex, nullptr);
+}
 
 Handle* lookup(pthreadpool_t pool) {
   auto* h = reinterpret_cast<Handle*>(pool);

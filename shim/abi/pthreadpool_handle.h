@@ -41,6 +41,9 @@ struct Handle {
   pthread_mutex_t exec_mutex;  // serializes top-level calls on an executor handle
 
   Handle* next_free;  // free list link (destroyed handles are recycled, never freed)
+  // Every handle block ever allocated (blocks are never freed), so that the child of a fork can
+  // re-initialise each exec_mutex (core/fork.cpp). Written once, under the table's mutex.
+  Handle* next_block;
 };
 
 enum class Kind { serial, shared, executor };

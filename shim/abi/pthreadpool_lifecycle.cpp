@@ -2,7 +2,7 @@
 //
 //   pthreadpool_create(n)          a handle on the shared pool; request n (0 = whole budget)
 //   pthreadpool_create_v2(e, c, n) a handle on the client's executor (pthreadpool_executor.cpp)
-//   pthreadpool_get_threads_count  the handle's grant (NULL or unknown: 1)
+//   pthreadpool_get_threads_count  the handle's width now: its grant within the pool (NULL: 1)
 //   pthreadpool_set_threads_count  0 = back to the creation count, else clamped to [1, it]
 //   pthreadpool_release_executor_threads  no-op: executor threads are returned after every call
 //   pthreadpool_update_executor    swap (or install) the executor; false when nothing changes
@@ -84,7 +84,9 @@ pthreadpool_t pthreadpool_create_v2(pthreadpool_executor* executor, void* execut
 
 size_t pthreadpool_get_threads_count(pthreadpool_t pool) {
   POOLSHIM_PTP_FORWARD(get_threads_count, pool);
-  return resolve(pool, "pthreadpool_get_threads_count").threads;
+  // The width a call on this handle may use now (the grant, narrowed by the pool's size or cap):
+  // clients size per-thread buffers by it, and the core bounds this thread's next call by it.
+  return width(resolve(pool, "pthreadpool_get_threads_count"));
 }
 
 size_t pthreadpool_set_threads_count(pthreadpool_t pool, size_t num_threads) {

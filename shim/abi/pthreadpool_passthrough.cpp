@@ -12,6 +12,7 @@
 
 #include <atomic>
 
+#include "core/fork.h"
 #include "diag/log.h"
 #include "diag/options.h"
 
@@ -79,9 +80,13 @@ void load() {
 constexpr size_t kNotedSlots = 32;
 const char* g_noted[kNotedSlots];
 size_t g_noted_count = 0;
-pthread_mutex_t g_noted_mutex = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t g_noted_mutex = PTHREAD_MUTEX_INITIALIZER;  // enrolled in core/fork.cpp
 
 }  // namespace
+
+void passthrough_atfork_prepare() { pthread_mutex_lock(&g_noted_mutex); }
+void passthrough_atfork_parent() { pthread_mutex_unlock(&g_noted_mutex); }
+void passthrough_atfork_child() { pthread_mutex_init(&g_noted_mutex, nullptr); }
 
 bool active() {
   int mode = g_mode.load(std::memory_order_acquire);

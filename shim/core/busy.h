@@ -17,6 +17,9 @@ void caller_leave();
 bool worker_try_enter();
 void worker_leave();
 
+// True when a worker could join now (fewer threads busy than the budget). Lock-free.
+bool has_room();
+
 // True when more threads are busy than the budget allows; a worker checks this between runs of
 // items and leaves its call when it is (its remaining items are taken by the others).
 bool over_budget();
@@ -24,4 +27,9 @@ bool over_budget();
 // The budget the count is held against (the cap or the computed budget); set by the pool.
 void set_limit(size_t threads);
 
+}  // namespace poolshim::core::busy
+
+namespace poolshim::core::busy {
+// In a forked child: only the forking thread exists; `own` is 1 if it is inside a top-level call.
+void reset_after_fork(long own);
 }  // namespace poolshim::core::busy

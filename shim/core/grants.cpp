@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "budget/budget.h"
+#include "core/fork.h"
 #include "core/pool.h"
 #include "diag/log.h"
 
@@ -19,17 +20,10 @@ struct Request {
   size_t threads;     // as asked; 0 = whole budget
 };
 
+// Enrolled in core/fork.cpp (taken before fork, re-initialised in the child).
 pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
-pthread_once_t g_atfork_once = PTHREAD_ONCE_INIT;
 
-// A fork() while another thread holds g_mutex would leave the child's copy locked forever.
-void atfork_child() { pthread_mutex_init(&g_mutex, nullptr); }
-void register_atfork() { pthread_atfork(nullptr, nullptr, atfork_child); }
-
-void lock() {
-  pthread_once(&g_atfork_once, register_atfork);
-  pthread_mutex_lock(&g_mutex);
-}
+void lock() { pthread_mutex_lock(&g_mutex); }
 // Leaked on purpose: requests may be made from static destructors after this TU's would run.
 std::vector<Request>& requests() {
   static auto* r = new std::vector<Request>();
@@ -49,6 +43,11 @@ void resize_pool_locked() {
 }
 
 }  // namespace
+
+// fork (core/fork.h): the requests are the child's too (its handles and components still exist).
+void grants_atfork_prepare() { pthread_mutex_lock(&g_mutex); }
+void grants_atfork_parent() { pthread_mutex_unlock(&g_mutex); }
+void grants_atfork_child() { pthread_mutex_init(&g_mutex, nullptr); }
 
 size_t grant_for(size_t threads) {
   size_t budget = budget::current().threads;

@@ -1,211 +1,407 @@
-// The one pool: lazy start, nesting, serialization of concurrent callers, resize between calls,
-// fork. See pool.h for the contract.
+// The one pool as a scheduler (pool.h). A top-level call becomes a Job on the caller's stack
+// (job.h), published in one of kSlots slots; workers (workers.cpp) join published calls while
+// the busy count (busy.h) is below the budget. The caller always works on its own call, so a call
+// completes even when every worker is busy elsewhere: no caller ever waits for another caller's
+// call, and no lock is held while a task runs. Calls from inside a task run inline.
 //
-// Locking: g_run_mutex is held by the one top-level caller that is using the engine, for the
-// whole of its call. Nothing reached from inside a task takes it: a nested call (t_task_depth > 0)
-// runs inline, and every query (width, pool_size, started) reads atomics. So a task of module A
-// that calls module B's parallel_for cannot deadlock on the pool that A's call holds.
+// Slot protocol (the job lives on the caller's stack, so a worker must never touch it after the
+// caller returned):
+//   worker:  refs.fetch_add(1); job = slot.job.load(); ... use job ...; refs.fetch_sub(1)
+//   caller:  slot.job.store(nullptr); wait until refs == 0; return
+// All seq_cst: a worker that saw the job holds a reference the caller's wait sees, and a worker
+// that increments after the caller's store sees nullptr (or the next caller's job).
 #include "core/pool.h"
-#include "core/tls.h"
 
 #include <pthread.h>
 
 #include <atomic>
 #include <limits>
+#include <memory>
+#include <new>
+#include <type_traits>
 
 #include "budget/budget.h"
-#include "core/engine.h"
+#include "core/busy.h"
+#include "core/futex.h"
+#include "core/job.h"
+#include "core/pool_internal.h"
+#include "core/tls.h"
+#include "core/workers.h"
 #include "diag/log.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 
 namespace poolshim::core {
 namespace {
 
-pthread_mutex_t g_run_mutex = PTHREAD_MUTEX_INITIALIZER;
+constexpr size_t kSlots = 64;            // calls that can be shared at once (one mask word)
+constexpr size_t kInlineLanes = 16;      // lanes kept on the caller's stack; more are allocated
+// Lane lengths are int64_t: a range above this is run as consecutive windows.
+constexpr size_t kMaxWindow = size_t{1} << 62;
 
-// The engine pool and its size. Written only under g_run_mutex (by the caller that (re)creates
-// it, and by the atfork child handler); g_size is also read lock-free by queries, hence atomic.
-void* g_engine_pool = nullptr;
-std::atomic<size_t> g_size{0};  // 0 = not started
+static_assert(std::is_trivially_destructible<Lane>::value, "lanes in raw storage are never destroyed");
 
-// The size wanted for the next top-level call; 0 = the budget. Written by request_size() from
-// any thread (relaxed: it is a hint consumed at the next call), read under g_run_mutex.
-std::atomic<size_t> g_target{0};
-
-// Bumped whenever the engine pool is replaced, so workers re-derive their thread index.
-// Written under g_run_mutex (release), read by workers inside tasks (acquire).
-std::atomic<unsigned> g_generation{1};
-// Next index for a worker thread of the current generation (the caller is always 0).
-std::atomic<size_t> g_next_worker_index{1};
-
-pthread_once_t g_atfork_once = PTHREAD_ONCE_INIT;
-
-// Per-thread state. t_task_depth > 0 while the thread runs a task (nested calls go inline).
-POOLSHIM_FAST_TLS thread_local unsigned t_task_depth = 0;
-POOLSHIM_FAST_TLS thread_local bool t_is_caller = false;
-POOLSHIM_FAST_TLS thread_local unsigned t_generation = 0;
-POOLSHIM_FAST_TLS thread_local size_t t_worker_index = 0;
-
-size_t budget_threads() { return budget::current().threads; }
-
-size_t wanted_size() {
-  size_t b = budget_threads();
-  size_t t = g_target.load(std::memory_order_relaxed);
-  return (t == 0 || t > b) ? b : t;
-}
-
-// The child of fork() inherits the engine's memory but none of its worker threads: leak the
-// engine object (destroying it would join threads that do not exist) and start afresh on first
-// use. The run mutex may have been held by a thread that does not exist in the child.
-void atfork_child() {
-  pthread_mutex_init(&g_run_mutex, nullptr);
-  g_engine_pool = nullptr;
-  g_size.store(0, std::memory_order_relaxed);
-  g_generation.fetch_add(1, std::memory_order_relaxed);
-}
-
-void register_atfork() { pthread_atfork(nullptr, nullptr, atfork_child); }
-
-// Under g_run_mutex: make the engine match wanted_size(). Returns the usable size (1 = serial).
-size_t ensure_engine_locked() {
-  size_t want = wanted_size();
-  size_t have = g_size.load(std::memory_order_relaxed);
-  if (have == want && (want == 1 || g_engine_pool != nullptr)) return have;
-
-  const engine::Api* api = engine::api();
-  if (g_engine_pool != nullptr) {
-    // No task is running: we hold the run mutex and nested calls never reach the engine.
-    api->destroy(g_engine_pool);
-    g_engine_pool = nullptr;
-    POOLSHIM_LOG(info, "pool resized: %zu -> %zu threads", have, want);
-  }
-  size_t size = 1;
-  if (want > 1 && api != nullptr) {
-    pthread_once(&g_atfork_once, register_atfork);
-    g_engine_pool = api->create(want);
-    if (g_engine_pool != nullptr) {
-      size = api->threads_count(g_engine_pool);
-      if (have == 0) {
-        const budget::Budget& b = budget::current();
-        POOLSHIM_LOG(info, "pool started: %zu threads (budget %zu from %s)", size, b.threads, b.source);
-      }
-    } else {
-      POOLSHIM_LOG(warn, "the engine could not create a pool of %zu threads; running serially", want);
-    }
-  }
-  g_generation.fetch_add(1, std::memory_order_release);
-  g_next_worker_index.store(1, std::memory_order_relaxed);
-  g_size.store(size, std::memory_order_relaxed);
-  return size;
-}
-
-// The thread index of the calling thread inside a full-width call: the caller is 0, each engine
-// worker takes the next free index the first time it runs a task of this engine generation.
-// Indices stay below the pool size because the engine has size - 1 workers.
-inline size_t worker_index() {
-  if (t_is_caller) return 0;
-  unsigned gen = g_generation.load(std::memory_order_acquire);
-  if (t_generation != gen) {
-    t_generation = gen;
-    t_worker_index = g_next_worker_index.fetch_add(1, std::memory_order_relaxed);
-  }
-  return t_worker_index;
-}
-
-struct Call {
-  TaskFn fn;
-  void* ctx;
-  size_t range;
-  std::atomic<size_t> next{0};  // lanes mode: the next unclaimed item
+struct alignas(64) Slot {
+  std::atomic<Job*> job{nullptr};   // written by the owning caller; read by workers
+  std::atomic<uint32_t> refs{0};    // workers looking at or working on job
+  std::atomic<uint32_t> waiting{0}; // 1 while the owner sleeps on refs
 };
 
-// Full width: the engine hands out items itself (its own work stealing).
-void full_width_item(void* c, size_t item) {
-  auto* call = static_cast<Call*>(c);
-  ++t_task_depth;
-  call->fn(call->ctx, worker_index(), item);
-  --t_task_depth;
+Slot g_slots[kSlots];
+// Bit i set: slot i is owned by a caller. Callers set/clear their own bit (acq_rel CAS).
+std::atomic<uint64_t> g_owned{0};
+// Bit i set: slot i's call may still take a worker. Set by the owner after publishing, cleared
+// by it before it detaches. Workers read it to find calls without scanning every slot.
+std::atomic<uint64_t> g_open{0};
+
+// The size asked for by the grants (request_size), 0 = the budget. Relaxed: a hint consumed by
+// the next top-level call.
+std::atomic<size_t> g_target{0};
+// The run-time cap (poolshim_set_budget), 0 = none. Relaxed, read at each top-level call.
+std::atomic<size_t> g_cap{0};
+
+// Per-thread state. t_task_depth > 0 while the thread runs items (nested calls go inline); set
+// once per run of items, not per item. t_read_width is this thread's last width() read, which
+// bounds its next top-level call (pool.h).
+POOLSHIM_FAST_TLS thread_local unsigned t_task_depth = 0;
+POOLSHIM_FAST_TLS thread_local bool t_is_worker = false;
+POOLSHIM_FAST_TLS thread_local bool t_in_call = false;  // a top-level caller, for fork
+POOLSHIM_FAST_TLS thread_local size_t t_read_width = 0;  // 0 = no read pending
+// The slot a worker holds a reference on (kSlots = none): a fork() from inside a worker's task
+// must leave that reference counted in the child, or the worker's release would underflow it.
+POOLSHIM_FAST_TLS thread_local size_t t_ref_slot = kSlots;
+
+size_t computed_budget() { return budget::current().threads; }
+
+size_t budget_in_force() {
+  size_t b = computed_budget();
+  size_t cap = g_cap.load(std::memory_order_relaxed);
+  return cap != 0 && cap < b ? cap : b;
 }
 
-// Limited width: the engine runs `lanes` lanes; each claims items from a shared counter, so at
-// most `lanes` threads work on the call and the lane number is an exclusive thread index.
-void lane(void* c, size_t lane_index) {
-  auto* call = static_cast<Call*>(c);
-  ++t_task_depth;
-  for (size_t i; (i = call->next.fetch_add(1, std::memory_order_relaxed)) < call->range;)
-    call->fn(call->ctx, lane_index, i);
-  --t_task_depth;
+size_t current_size() {
+  if (workers::failure() != nullptr) return 1;  // degraded: every call runs on its caller
+  size_t b = budget_in_force();
+  size_t t = g_target.load(std::memory_order_relaxed);
+  return t == 0 || t > b ? b : t;
 }
 
-void run_serial(size_t range, TaskFn fn, void* ctx) {
-  ++t_task_depth;
-  for (size_t i = 0; i < range; ++i) fn(ctx, 0, i);
-  --t_task_depth;
+// Flush-to-zero + denormals-are-zero for a worker's share of a call that asks for it (the
+// caller's own thread is handled by the surface, which also covers the serial path).
+class Denormals {
+ public:
+  explicit Denormals(uint32_t flags) : active_((flags & kFlagDisableDenormals) != 0) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (active_) {
+      saved_ = _mm_getcsr();
+      _mm_setcsr(saved_ | 0x8040u);  // FTZ (bit 15) | DAZ (bit 6)
+    }
+#elif defined(__aarch64__)
+    if (active_) {
+      __asm__ __volatile__("mrs %0, fpcr" : "=r"(saved_));
+      uint64_t v = saved_ | (1ull << 24) | (1ull << 19);  // FZ | FZ16
+      __asm__ __volatile__("msr fpcr, %0" : : "r"(v));
+    }
+#endif
+  }
+  ~Denormals() {
+#if defined(__x86_64__) || defined(__i386__)
+    if (active_) _mm_setcsr(static_cast<unsigned>(saved_));
+#elif defined(__aarch64__)
+    if (active_) __asm__ __volatile__("msr fpcr, %0" : : "r"(saved_));
+#endif
+  }
+  Denormals(const Denormals&) = delete;
+  Denormals& operator=(const Denormals&) = delete;
+
+ private:
+  bool active_;
+  uint64_t saved_ = 0;
+};
+
+struct TaskScope {  // marks the thread as inside a task, also across an unwinding task
+  TaskScope() { ++t_task_depth; }
+  ~TaskScope() { --t_task_depth; }
+};
+
+// Runs one claimed run. An exception propagates to participate()'s caller: a worker records it
+// on the job (record_failure), the caller cancels the job and rethrows it after detaching.
+inline void execute(Job& job, size_t lane, size_t begin, size_t got) {
+  job.fn(job.ctx, lane, job.offset + begin, job.offset + begin + got);
+}
+
+void record_failure(Job& job) {
+  job.cancelled.store(true, std::memory_order_relaxed);
+  bool expected = false;
+  if (job.has_error.compare_exchange_strong(expected, true, std::memory_order_acq_rel))
+    job.error = std::current_exception();
+}
+
+// A participant's share: its own lane from the front, then the others' from the back. A worker
+// (leave_when_over_budget) stops between runs when more threads are busy than the budget allows.
+void participate(Job& job, size_t me, bool leave_when_over_budget) {
+  TaskScope scope;
+  size_t begin, got;
+  Lane& own = job.lane[me];
+  while (!job.cancelled.load(std::memory_order_relaxed) && (got = claim_front(own, &begin)) != 0) {
+    execute(job, me, begin, got);
+    if (leave_when_over_budget && busy::over_budget()) return;
+  }
+  for (size_t k = 1; k < job.lanes; ++k) {
+    Lane& victim = job.lane[(me + k) % job.lanes];
+    while (!job.cancelled.load(std::memory_order_relaxed) &&
+           (got = claim_back(victim, &begin)) != 0) {
+      execute(job, me, begin, got);
+      if (leave_when_over_budget && busy::over_budget()) return;
+    }
+  }
+}
+
+void worker_share(Job& job, size_t lane) {
+  try {
+    Denormals d(job.flags);
+    participate(job, lane, true);
+  } catch (...) {
+    record_failure(job);
+  }
+}
+
+// Owner side of the slot protocol: stop new workers, wait for those inside to leave.
+void detach(size_t s) {
+  Slot& slot = g_slots[s];
+  g_open.fetch_and(~(uint64_t{1} << s), std::memory_order_seq_cst);
+  slot.job.store(nullptr, std::memory_order_seq_cst);
+  for (int spin = 0; slot.refs.load(std::memory_order_seq_cst) != 0; ++spin) {
+    if (spin < 4096) {
+      cpu_relax();
+      continue;
+    }
+    slot.waiting.store(1, std::memory_order_seq_cst);
+    uint32_t r = slot.refs.load(std::memory_order_seq_cst);
+    if (r != 0) futex_wait(&slot.refs, r);
+    slot.waiting.store(0, std::memory_order_relaxed);
+  }
+}
+
+void slot_leave(Slot& slot) {
+  if (slot.refs.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+      slot.waiting.load(std::memory_order_seq_cst) != 0)
+    futex_wake(&slot.refs, 1);
+}
+
+size_t acquire_slot() {
+  uint64_t owned = g_owned.load(std::memory_order_relaxed);
+  while (~owned != 0) {
+    size_t s = static_cast<size_t>(__builtin_ctzll(~owned));
+    if (g_owned.compare_exchange_weak(owned, owned | (uint64_t{1} << s), std::memory_order_acq_rel))
+      return s;
+  }
+  return kSlots;  // every slot busy: the caller runs its call alone
+}
+
+void release_slot(size_t s) { g_owned.fetch_and(~(uint64_t{1} << s), std::memory_order_release); }
+
+// The width of a top-level call with this limit, bounded by this thread's last width() read
+// (pool.h): legacy code sizes per-thread buffers by the width it read, and a resize, a cap or a
+// handle's new thread count may land between that read and the call. Consumes the read, so it
+// bounds one call only.
+size_t call_width(size_t max_threads) {
+  size_t w = current_size();
+  if (max_threads != 0 && max_threads < w) w = max_threads;
+  if (t_read_width != 0) {
+    if (t_read_width < w) w = t_read_width;
+    t_read_width = 0;
+  }
+  return w == 0 ? 1 : w;
+}
+
+void run_serial(size_t range, RangeFn fn, void* ctx, size_t offset) {
+  TaskScope scope;
+  fn(ctx, 0, offset, offset + range);
+}
+
+struct CallerScope {  // busy accounting of a top-level caller, also across an unwinding task
+  CallerScope() {
+    busy::caller_enter();
+    t_in_call = true;
+  }
+  ~CallerScope() {
+    t_in_call = false;
+    busy::caller_leave();
+    // Busy threads dropped: a worker that was turned away from another call may join it now.
+    if (g_open.load(std::memory_order_relaxed) != 0) workers::wake(1);
+  }
+};
+
+void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flags,
+                size_t offset) {
+  size_t s = acquire_slot();
+  if (s == kSlots) return run_serial(range, fn, ctx, offset);
+  struct SlotOwner {  // releases the slot on every path, also when a task throws
+    size_t s;
+    ~SlotOwner() { release_slot(s); }
+  } owner{s};
+
+  // Only the lanes the call uses are constructed (a Lane is a cache line: no need to touch 16).
+  alignas(Lane) unsigned char inline_storage[kInlineLanes * sizeof(Lane)];
+  std::unique_ptr<Lane[]> heap_lanes;
+  Job job;
+  job.fn = fn;
+  job.ctx = ctx;
+  job.offset = offset;
+  job.flags = flags;
+  job.lanes = lanes;
+  if (lanes <= kInlineLanes) {
+    job.lane = reinterpret_cast<Lane*>(inline_storage);
+    for (size_t i = 0; i < lanes; ++i) new (&job.lane[i]) Lane();  // trivially destructible
+  } else {
+    heap_lanes.reset(new Lane[lanes]);
+    job.lane = heap_lanes.get();
+  }
+  split(job, range);
+
+  g_slots[s].job.store(&job, std::memory_order_seq_cst);
+  g_open.fetch_or(uint64_t{1} << s, std::memory_order_seq_cst);
+  // Wake sleepers only when one of them could join; spinning workers see the epoch either way.
+  workers::wake(busy::has_room() ? lanes - 1 : 0);
+
+  try {
+    participate(job, 0, false);
+  } catch (...) {
+    job.cancelled.store(true, std::memory_order_relaxed);
+    detach(s);  // every claimed item has finished when this returns
+    throw;
+  }
+  detach(s);
+  if (job.has_error.load(std::memory_order_acquire)) std::rethrow_exception(job.error);
 }
 
 }  // namespace
 
-void run(size_t range, TaskFn fn, void* ctx, size_t max_threads, uint32_t engine_flags) {
+Help help_one_call() {
+  uint64_t open = g_open.load(std::memory_order_acquire);
+  while (open != 0) {
+    size_t s = static_cast<size_t>(__builtin_ctzll(open));
+    open &= open - 1;
+    Slot& slot = g_slots[s];
+    slot.refs.fetch_add(1, std::memory_order_seq_cst);
+    t_ref_slot = s;
+    Job* job = slot.job.load(std::memory_order_seq_cst);
+    Help helped = Help::nothing;
+    if (job != nullptr && job->next_lane.load(std::memory_order_relaxed) < job->lanes &&
+        !job->cancelled.load(std::memory_order_relaxed)) {
+      if (!busy::worker_try_enter()) {  // the budget's threads are all busy: stay out
+        t_ref_slot = kSlots;
+        slot_leave(slot);
+        return Help::over_budget;
+      }
+      size_t lane = job->next_lane.fetch_add(1, std::memory_order_relaxed);
+      if (lane < job->lanes) {
+        worker_share(*job, lane);
+        helped = (job->flags & kFlagYieldWorkers) != 0 ? Help::helped_yield : Help::helped;
+      }
+      busy::worker_leave();
+    }
+    t_ref_slot = kSlots;
+    slot_leave(slot);
+    if (helped != Help::nothing) return helped;
+  }
+  return Help::nothing;
+}
+
+void mark_worker_thread() { t_is_worker = true; }
+
+void run_ranges(size_t range, RangeFn fn, void* ctx, size_t max_threads, uint32_t flags) {
   if (range == 0 || fn == nullptr) return;
-  size_t limit = max_threads == 0 ? std::numeric_limits<size_t>::max() : max_threads;
-  if (t_task_depth > 0 || range == 1 || limit == 1) {
-    run_serial(range, fn, ctx);  // nested or trivially serial: inline, never touch the pool
-    return;
-  }
+  if (t_task_depth > 0) return run_serial(range, fn, ctx, 0);  // nested: inline, no pool state
 
-  pthread_mutex_lock(&g_run_mutex);
-  size_t size = ensure_engine_locked();
-  size_t lanes = limit < size ? limit : size;
-  if (lanes > range) lanes = range;
-  if (lanes <= 1 || g_engine_pool == nullptr) {
-    pthread_mutex_unlock(&g_run_mutex);
-    run_serial(range, fn, ctx);
-    return;
-  }
+  // The busy count is held against the budget in force from the first call on (set_cap keeps it
+  // in step later). A magic static: one acquire load per call after the first.
+  static const bool limit_set = (busy::set_limit(budget_in_force()), true);
+  (void)limit_set;
+  size_t w = call_width(max_threads);
+  CallerScope caller;
+  if (w <= 1 || range == 1) return run_serial(range, fn, ctx, 0);
+  size_t have = workers::ensure(budget_in_force() - 1);
+  if (have + 1 < w) w = have + 1;  // degraded or still spawning: fewer lanes, never a wait
+  if (w <= 1) return run_serial(range, fn, ctx, 0);
 
-  const engine::Api* api = engine::api();
-  Call call{fn, ctx, range};
-  t_is_caller = true;
-  if (lanes == size && range > size)
-    api->parallelize_1d(g_engine_pool, full_width_item, &call, range, engine_flags);
-  else
-    api->parallelize_1d(g_engine_pool, lane, &call, lanes, engine_flags);
-  t_is_caller = false;
-  pthread_mutex_unlock(&g_run_mutex);
+  for (size_t offset = 0; offset < range;) {
+    size_t n = range - offset < kMaxWindow ? range - offset : kMaxWindow;
+    run_window(n, fn, ctx, n < w ? n : w, flags, offset);
+    offset += n;
+  }
+}
+
+void run(size_t range, TaskFn fn, void* ctx, size_t max_threads, uint32_t flags) {
+  if (fn == nullptr) return;
+  struct PerItem {
+    TaskFn fn;
+    void* ctx;
+  } p{fn, ctx};
+  run_ranges(
+      range,
+      [](void* c, size_t t, size_t begin, size_t end) {
+        auto* x = static_cast<PerItem*>(c);
+        for (size_t i = begin; i < end; ++i) x->fn(x->ctx, t, i);
+      },
+      &p, max_threads, flags);
 }
 
 size_t width(size_t max_threads) {
-  size_t size = pool_size();
-  if (max_threads != 0 && max_threads < size) size = max_threads;
-  return size == 0 ? 1 : size;
+  size_t w = current_size();
+  if (max_threads != 0 && max_threads < w) w = max_threads;
+  if (w == 0) w = 1;
+  if (t_task_depth == 0) t_read_width = w;
+  return w;
 }
 
-size_t pool_size() {
-  // A pending resize is applied at the next top-level call; report the larger of the two sizes so
-  // that a width read now bounds the thread indices of that call too.
-  size_t s = g_size.load(std::memory_order_relaxed);
-  size_t w = wanted_size();
-  return s > w ? s : w;
-}
+size_t pool_size() { return current_size(); }
 
-bool started() { return g_size.load(std::memory_order_relaxed) > 1; }
+bool started() { return workers::count() > 0; }
 
 bool in_task() { return t_task_depth > 0; }
 
-void request_size(size_t threads) { g_target.store(threads, std::memory_order_relaxed); }
-
-// Interim: run_ranges on top of the per-item path (replaced by the scheduler).
-void run_ranges(size_t range, RangeFn fn, void* ctx, size_t max_threads, uint32_t flags) {
-  struct R {
-    RangeFn fn;
-    void* ctx;
-  } r{fn, ctx};
-  run(range, [](void* p, size_t t, size_t i) { auto* x = static_cast<R*>(p); x->fn(x->ctx, t, i, i + 1); },
-      &r, max_threads, flags);
+void request_size(size_t threads) {
+  g_target.store(threads, std::memory_order_relaxed);
 }
 
-const char* degraded_reason() { return nullptr; }
-void pool_atfork_prepare() {}
-void pool_atfork_parent() {}
-void pool_atfork_child() {}
+size_t set_cap(size_t threads) {
+  g_cap.store(threads, std::memory_order_relaxed);
+  size_t b = budget_in_force();
+  busy::set_limit(b);
+  if (threads != 0) POOLSHIM_LOG(info, "budget capped at %zu (computed %zu): %zu in force", threads,
+                                 computed_budget(), b);
+  else POOLSHIM_LOG(info, "budget cap removed: %zu in force", b);
+  return b;
+}
+
+size_t cap() { return g_cap.load(std::memory_order_relaxed); }
+
+size_t budget() { return budget_in_force(); }
+
+const char* degraded_reason() { return workers::failure(); }
+
+void pool_atfork_prepare() { workers::atfork_prepare(); }
+void pool_atfork_parent() { workers::atfork_parent(); }
+
+// The child has only the forking thread: no worker exists, and every published call belonged
+// to a thread of the parent (or, for fork() from inside a task, is this thread's own, whose other
+// participants are gone: the items they had claimed are not run in the child). Forget them all;
+// the next call starts workers afresh. A fork from inside a worker's task keeps that worker's
+// own slot reference, which it releases when its task returns.
+void pool_atfork_child() {
+  workers::atfork_child();
+  for (size_t i = 0; i < kSlots; ++i) {
+    g_slots[i].job.store(nullptr, std::memory_order_relaxed);
+    g_slots[i].refs.store(t_ref_slot == i ? 1 : 0, std::memory_order_relaxed);
+    g_slots[i].waiting.store(0, std::memory_order_relaxed);
+  }
+  g_owned.store(0, std::memory_order_relaxed);
+  g_open.store(0, std::memory_order_relaxed);
+  busy::reset_after_fork(t_in_call ? 1 : 0);
+}
 
 }  // namespace poolshim::core

@@ -57,6 +57,13 @@ bool in_task();
 // threads: a smaller size only narrows the width of later calls.
 void request_size(size_t threads);
 
+// The run-time cap (poolshim_set_budget): 0 removes it. Returns the budget now in force.
+// Calls that start after it returns use at most the new budget; running calls finish unchanged.
+size_t set_cap(size_t threads);
+// The cap in force (0 = none), and the budget in force (min(cap, computed budget)).
+size_t cap();
+size_t budget();
+
 // Why the pool runs serially, or nullptr when it does not (its workers could not be started).
 const char* degraded_reason();
 

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "core/fork.h"
 #include "diag/log.h"
+#include "elf/loaded.h"
 
 namespace poolshim::diag {
 namespace {
@@ -29,10 +31,19 @@ struct Seen {
 };
 Seen g_seen[kSeenSlots];
 size_t g_seen_count = 0;
+// Module lifetime: the pairs are keyed by base address, so they are forgotten whenever a module
+// was unloaded since they were recorded (another module may now sit at the same base).
+unsigned long long g_seen_unloads = 0;
+// Enrolled in core/fork.cpp.
 pthread_mutex_t g_seen_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 bool first_time(unsigned site, const void* base) {
+  unsigned long long unloads = elf::unloaded_generation();  // outside the mutex: it is a loader call
   pthread_mutex_lock(&g_seen_mutex);
+  if (unloads != g_seen_unloads) {
+    g_seen_count = 0;
+    g_seen_unloads = unloads;
+  }
   bool first = true;
   for (size_t i = 0; i < g_seen_count; ++i) {
     if (g_seen[i].site == site && g_seen[i].base == base) {
@@ -47,6 +58,10 @@ bool first_time(unsigned site, const void* base) {
 }
 
 }  // namespace
+
+void caller_atfork_prepare() { pthread_mutex_lock(&g_seen_mutex); }
+void caller_atfork_parent() { pthread_mutex_unlock(&g_seen_mutex); }
+void caller_atfork_child() { pthread_mutex_init(&g_seen_mutex, nullptr); }
 
 const char* caller_module(const void* addr) {
   Dl_info info;

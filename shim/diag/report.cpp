@@ -6,6 +6,7 @@
 #include <atomic>
 
 #include "diag/log.h"
+#include "diag/runtimes.h"
 #include "elf/loaded.h"
 #include "elf/reader.h"
 #include "elf/registry.h"
@@ -49,6 +50,7 @@ void report_modules_once() {
     if (r->reported.exchange(true, std::memory_order_acq_rel)) continue;
     log_record(*r);
   }
+  report_runtimes_once();  // OpenMP, OpenBLAS, MKL, oneTBB: named, not merged (runtimes.h)
   g_reported_generation.store(gen, std::memory_order_release);
 }
 

@@ -6,8 +6,14 @@
 namespace poolshim::elf {
 namespace {
 
-LoadedModule describe(const dl_phdr_info* info, bool first) {
+bool has_counters(size_t size) {
+  // dlpi_adds/dlpi_subs exist when the C library passes a dl_phdr_info that large (glibc >= 2.4).
+  return size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof(dl_phdr_info::dlpi_subs);
+}
+
+LoadedModule describe(const dl_phdr_info* info, size_t size, bool first) {
   LoadedModule m;
+  m.unloads = has_counters(size) ? info->dlpi_subs : 0;
   m.bias = info->dlpi_addr;
   m.phdr = info->dlpi_phdr;
   m.phnum = info->dlpi_phnum;
@@ -25,9 +31,9 @@ struct AtCtx {
   bool found;
 };
 
-int at_callback(dl_phdr_info* info, size_t, void* p) {
+int at_callback(dl_phdr_info* info, size_t size, void* p) {
   AtCtx* c = static_cast<AtCtx*>(p);
-  LoadedModule m = describe(info, c->first);
+  LoadedModule m = describe(info, size, c->first);
   c->first = false;
   if (!module_contains(m, c->addr)) return 0;
   c->found = true;
@@ -41,9 +47,9 @@ struct EachCtx {
   bool first;
 };
 
-int each_callback(dl_phdr_info* info, size_t, void* p) {
+int each_callback(dl_phdr_info* info, size_t size, void* p) {
   EachCtx* c = static_cast<EachCtx*>(p);
-  LoadedModule m = describe(info, c->first);
+  LoadedModule m = describe(info, size, c->first);
   c->first = false;
   c->fn(m, c->ctx);
   return 0;
@@ -56,12 +62,23 @@ int generation_callback(dl_phdr_info* info, size_t size, void* p) {
   return 1;  // the counter is the same in every entry: stop at the first
 }
 
+int unloads_callback(dl_phdr_info* info, size_t size, void* p) {
+  if (has_counters(size)) *static_cast<unsigned long long*>(p) = info->dlpi_subs;
+  return 1;
+}
+
 }  // namespace
 
 unsigned long long loaded_generation() {
   unsigned long long adds = 0;
   dl_iterate_phdr(generation_callback, &adds);
   return adds;
+}
+
+unsigned long long unloaded_generation() {
+  unsigned long long subs = 0;
+  dl_iterate_phdr(unloads_callback, &subs);
+  return subs;
 }
 
 bool module_contains(const LoadedModule& m, uintptr_t addr) {

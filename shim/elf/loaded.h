@@ -19,6 +19,7 @@ struct LoadedModule {
   size_t phnum = 0;
   const char* name = "";               // dlpi_name: "" for the main executable
   bool main_executable = false;        // first in the link map
+  unsigned long long unloads = 0;      // dlpi_subs during this walk (see unloaded_generation())
 };
 
 // True when addr lies inside one of m's PT_LOAD segments.
@@ -36,5 +37,11 @@ void for_each_module(ModuleFn fn, void* ctx);
 // How many modules the dynamic linker has loaded so far (glibc's dlpi_adds; it only grows).
 // Equal values mean no module was loaded in between. 0 when the C library does not say.
 unsigned long long loaded_generation();
+
+// How many modules the dynamic linker has unloaded so far (glibc's dlpi_subs; it only grows).
+// Anything cached by address must be dropped when it changes: another module may now be mapped
+// at the same address (docs/design.md, "Module lifetime"). One dl_iterate_phdr step: call it
+// only where a cache is consulted, never per task.
+unsigned long long unloaded_generation();
 
 }  // namespace poolshim::elf

@@ -9,12 +9,14 @@
 // simply finds the first one's record.
 #include "elf/registry.h"
 
+#include "core/fork.h"
 #include "elf/mapped_file.h"
 
 #include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstring>
 
 namespace poolshim::elf {
@@ -24,7 +26,7 @@ constexpr size_t kMaxRecords = 1024;
 
 ModuleRecord g_records[kMaxRecords];
 std::atomic<size_t> g_count{0};
-pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;  // enrolled in core/fork.cpp
 // The main executable's record: written once (release) under g_mutex, read with acquire.
 std::atomic<const ModuleRecord*> g_main{nullptr};
 
@@ -55,9 +57,54 @@ bool same_module(const ModuleRecord& r, const LoadedModule& m) {
   return r.bias == m.bias && r.phdr == static_cast<const void*>(m.phdr) && strcmp(r.path, m.name) == 0;
 }
 
+// FNV-1a over the program headers and a few dynamic symbols, read from memory (cheap; no file).
+uint64_t fingerprint(const LoadedModule& m) {
+  uint64_t h = 1469598103934665603ull;
+  auto add = [&h](uint64_t v) {
+    h ^= v;
+    h *= 1099511628211ull;
+  };
+  for (size_t i = 0; i < m.phnum; ++i) {
+    const ElfW(Phdr)& p = m.phdr[i];
+    add(p.p_type);
+    add(p.p_offset);
+    add(p.p_vaddr);
+    add(p.p_filesz);
+    add(p.p_memsz);
+  }
+  Reader r;
+  if (r.open_loaded(m.bias, m.phdr, m.phnum)) {
+    size_t n = r.dynsym_count();
+    add(n);
+    size_t probes[] = {n / 3, n / 2, n - 1};
+    for (size_t i : probes) {
+      Symbol sym;
+      if (n == 0 || !r.dynsym(i, &sym)) continue;
+      add(sym.value);
+      for (const char* c = sym.name; c != nullptr && *c; ++c) add(static_cast<unsigned char>(*c));
+    }
+  }
+  return h;
+}
+
+// The newest record in [from, to) that describes the module m as loaded now. A record made
+// before a module was unloaded is only taken after its fingerprint matched again.
 const ModuleRecord* find(const LoadedModule& m, size_t from, size_t to) {
-  for (size_t i = from; i < to; ++i)
-    if (same_module(g_records[i], m)) return &g_records[i];
+  bool have_fp = false;
+  uint64_t fp = 0;
+  for (size_t i = to; i-- > from;) {
+    const ModuleRecord& r = g_records[i];
+    if (!same_module(r, m)) continue;
+    if (r.confirmed_unloads.load(std::memory_order_relaxed) == m.unloads) return &r;
+    if (!have_fp) {
+      fp = fingerprint(m);
+      have_fp = true;
+    }
+    if (fp == r.fingerprint) {
+      r.confirmed_unloads.store(m.unloads, std::memory_order_relaxed);
+      return &r;
+    }
+  }
   return nullptr;
 }
 
@@ -96,18 +143,25 @@ ModuleVerdict with_precedence(const ModuleVerdict& alone) {
   return v;
 }
 
-int main_callback(dl_phdr_info* info, size_t, void*) {
+int main_callback(dl_phdr_info* info, size_t size, void*) {
   LoadedModule m;
   m.bias = info->dlpi_addr;
   m.phdr = info->dlpi_phdr;
   m.phnum = info->dlpi_phnum;
   m.name = info->dlpi_name != nullptr ? info->dlpi_name : "";
   m.main_executable = true;
+  // dlpi_subs (LoadedModule::unloads) when the C library passes it.
+  if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) m.unloads = info->dlpi_subs;
   record_for(m);
   return 1;  // the main executable is the first entry: stop there
 }
 
 }  // namespace
+
+// fork (core/fork.h): g_mutex is only held for an append, so prepare never waits long.
+void registry_atfork_prepare() { pthread_mutex_lock(&g_mutex); }
+void registry_atfork_parent() { pthread_mutex_unlock(&g_mutex); }
+void registry_atfork_child() { pthread_mutex_init(&g_mutex, nullptr); }
 
 const ModuleRecord* record_for(const LoadedModule& m) {
   size_t n = g_count.load(std::memory_order_acquire);
@@ -134,6 +188,8 @@ const ModuleRecord* record_for(const LoadedModule& m) {
     r.effective = m.main_executable ? alone : with_precedence(alone);
     char reason[256];
     r.reason = keep(describe_reasons(r.effective, reason, sizeof reason));
+    r.fingerprint = fingerprint(m);
+    r.confirmed_unloads.store(m.unloads, std::memory_order_relaxed);
     g_count.store(now + 1, std::memory_order_release);
     if (m.main_executable) g_main.store(&r, std::memory_order_release);
     found = &r;

@@ -4,8 +4,10 @@
 //
 // Records are immutable once published, never freed, and their strings are the registry's own
 // copies, so a pointer to a record stays valid after its module is unloaded. A module is
-// identified by (load bias, program-header address, path): a module dlclose()d and another
-// loaded at the same address under the same path reuses the old record (documented limit).
+// identified by (load bias, program-header address, path) and, once the dynamic linker has
+// unloaded anything since the record was last confirmed, by a fingerprint of its program headers
+// and dynamic symbols too: a module dlclose()d and a different one loaded at the same address
+// (even under the same path) gets a record of its own (docs/design.md, "Module lifetime").
 #pragma once
 #include <atomic>
 #include <cstddef>
@@ -26,6 +28,10 @@ struct ModuleRecord {
   ModuleVerdict effective;   // after the main executable's precedence (see verdict.h)
   const char* reason = nullptr;   // describe_reasons(effective), for poolshim_get_modules
   mutable std::atomic<bool> reported{false};  // the load-time report printed it
+  uint64_t fingerprint = 0;  // program headers + dynamic symbols (a different build differs)
+  // The unload count (LoadedModule::unloads) at which this record was last confirmed to be the
+  // module mapped at `bias`; when the count moved on, the fingerprint is checked again.
+  mutable std::atomic<unsigned long long> confirmed_unloads{0};
 };
 
 // The record for m, judging the module on first sight. Call it only from inside a

@@ -12,7 +12,8 @@ The command (after "--") is a legacy host or a Python probe that prints key=valu
   - --stderr-empty: nothing on stderr; --stderr-match REGEX (repeatable): stderr matches (re.search).
 
 usage: core_driver.py [--preload LIB]... [--env K=V]... [--timeout S] [--expect K=V]...
-                      [--expect-rc N] [--stderr-empty] [--stderr-match RE] -- COMMAND [ARGS...]
+                      [--expect-rc N] [--stderr-empty] [--stderr-match RE] [--skip-rc N]
+                      -- COMMAND [ARGS...]
 """
 import argparse
 import os
@@ -37,6 +38,8 @@ def parse_args(argv):
     ap.add_argument("--expect-rc", type=int, default=0)
     ap.add_argument("--stderr-empty", action="store_true")
     ap.add_argument("--stderr-match", action="append", default=[])
+    ap.add_argument("--skip-rc", type=int, default=None,
+                    help="the command exiting with this code means 'skipped': exit with it too")
     args = ap.parse_args(argv[:split])
     args.command = argv[split + 1:]
     if not args.command:
@@ -123,6 +126,10 @@ def main():
                          if k == "LD_PRELOAD" or k.startswith(SCRUBBED_PREFIXES))
     print(f"core_driver: {shown_env} {' '.join(args.command)}")
     rc, out, err, timed_out = run(args, env)
+    if args.skip_rc is not None and rc == args.skip_rc:
+        sys.stdout.write(err)
+        print("core_driver: skipped")
+        return args.skip_rc
     failures = check(args, rc, out, err, timed_out)
     sys.stdout.write(out)
     if err:

@@ -2,11 +2,14 @@
 // resize under load, fork.
 #include <gtest/gtest.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -153,6 +156,102 @@ TEST(Pool, ResizeWhileOtherThreadsRun) {
   poolshim::core::request_size(0);
   EXPECT_EQ(total.load(), 400L * 32);
   EXPECT_EQ(out_of_bounds.load(), 0);
+}
+
+// A width read bounds the reading thread's next call, whatever changes in between.
+TEST(Pool, WidthReadBoundsTheNextCallAcrossAResize) {
+  poolshim::core::set_cap(1);
+  size_t read = poolshim::core::width(0);
+  ASSERT_EQ(read, 1u);
+  poolshim::core::set_cap(0);  // the pool grows back to 3 between the read and the call
+  ASSERT_EQ(poolshim::core::pool_size(), 3u);
+  Counts c(2000);
+  poolshim::core::run(
+      2000,
+      [](void* p, size_t t, size_t i) {
+        for (volatile int spin = 0; spin < 2000; spin = spin + 1) {
+        }
+        count_item(p, t, i);
+      },
+      &c, 0);
+  EXPECT_LT(c.max_thread.load(), read);
+  // The read bounded that one call only: the next one may use the whole pool again.
+  Exclusive e{};
+  poolshim::core::run(500, exclusive_item, &e, 0);
+  EXPECT_EQ(e.clashes.load(), 0);
+}
+
+TEST(Pool, CapLimitsLaterCallsAndZeroRemovesIt) {
+  EXPECT_EQ(poolshim::core::set_cap(2), 2u);
+  EXPECT_EQ(poolshim::core::budget(), 2u);
+  EXPECT_EQ(poolshim::core::pool_size(), 2u);
+  Counts c(3000);
+  poolshim::core::run(3000, count_item, &c, 0);
+  EXPECT_LT(c.max_thread.load(), 2u);
+  EXPECT_EQ(poolshim::core::set_cap(0), 3u);
+  EXPECT_EQ(poolshim::core::cap(), 0u);
+  EXPECT_EQ(poolshim::core::set_cap(100), 3u);  // a cap above the computed budget changes nothing
+  poolshim::core::set_cap(0);
+}
+
+// Two threads each in a call that cannot finish until the other's call has run: a pool that
+// made one caller wait for the other's call would hang here. The threads are watched from the
+// test's thread (no fork: ThreadSanitizer does not support threads in a forked child).
+TEST(Pool, NoCallerWaitsForAnotherCallersCall) {
+  static std::atomic<int> flags[3];  // [0]: a's item started, [1]: b's call finished, [2]: done
+  Counts c(64);
+  std::thread ta([] {
+    poolshim::core::run_ranges(
+        1,
+        [](void*, size_t, size_t, size_t) {
+          flags[0] = 1;
+          while (flags[1].load() == 0) {  // a's call cannot end before b's has
+          }
+        },
+        nullptr, 0);
+  });
+  std::thread tb([&c] {
+    while (flags[0].load() == 0) {
+    }
+    poolshim::core::run(64, count_item, &c, 0);  // must not wait for a's call
+    flags[1] = 1;
+    flags[2] = 1;
+  });
+  for (int ms = 0; flags[2].load() == 0; ++ms) {
+    if (ms == 20000) {
+      fprintf(stderr, "NoCallerWaitsForAnotherCallersCall: hung for 20 s\n");
+      _exit(3);  // the hung threads cannot be joined
+    }
+    usleep(1000);
+  }
+  ta.join();
+  tb.join();
+  for (size_t i = 0; i < 64; ++i) EXPECT_EQ(c.hits[i].load(), 1);
+}
+
+// An exception thrown by a task reaches the caller; claimed items finish, the pool stays usable.
+TEST(Pool, ExceptionFromATaskIsRethrownOnTheCaller) {
+  for (int round = 0; round < 50; ++round) {
+    std::atomic<int> ran{0};
+    bool caught = false;
+    try {
+      poolshim::core::run(
+          200,
+          [](void* p, size_t, size_t i) {
+            static_cast<std::atomic<int>*>(p)->fetch_add(1);
+            if (i == 150) throw std::runtime_error("task 150");
+          },
+          &ran, 0);
+    } catch (const std::runtime_error& e) {
+      caught = std::string(e.what()) == "task 150";
+    }
+    ASSERT_TRUE(caught) << "round " << round;
+    EXPECT_FALSE(poolshim::core::in_task());
+    EXPECT_LE(ran.load(), 200);
+    Counts c(100);
+    poolshim::core::run(100, count_item, &c, 0);
+    for (size_t i = 0; i < 100; ++i) ASSERT_EQ(c.hits[i].load(), 1);
+  }
 }
 
 TEST(Pool, ForkedChildGetsAWorkingPool) {

@@ -1,0 +1,85 @@
+// One top-level parallel call as the scheduler sees it: a Job on the caller's stack, split into
+// lanes. Lane i's items start as a contiguous block; whoever owns lane i (the caller owns lane 0,
+// each joining worker claims the next free lane) takes items from the front of its block, and
+// any participant whose own block is empty steals from the back of the others'. The lane number
+// is the participant's thread index, so indices are exclusive within a call and below its width.
+//
+// Claiming (per lane): `length` counts the items not yet claimed. Owner and thieves both claim
+// by fetch_sub on length, and take min(previous, asked) items when previous > 0: so the total
+// claimed never exceeds the block, the owner's items come from the front (its private cursor)
+// and thieves' from the back (fetch_sub on `back`), and the two ends never cross. A claim is one
+// atomic RMW for a run of items; runs shrink as the block empties (guided), so the last items
+// are handed out one by one and the load stays balanced.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+
+#include "core/pool.h"
+
+namespace poolshim::core {
+
+struct alignas(64) Lane {
+  std::atomic<int64_t> length{0};  // unclaimed items; may go negative (then empty)
+  std::atomic<size_t> back{0};     // one past the last unclaimed item; thieves fetch_sub
+  size_t front = 0;                // next item of the owner; written by the owner only
+};
+
+struct Job {
+  RangeFn fn = nullptr;
+  void* ctx = nullptr;
+  size_t offset = 0;   // added to every index (windows of very large ranges)
+  uint32_t flags = 0;
+  size_t lanes = 0;    // participants at most; lane numbers are thread indices
+  Lane* lane = nullptr;
+  // The next lane a joining worker takes (lane 0 is the caller's). Workers fetch_add it.
+  std::atomic<size_t> next_lane{1};
+  // Set by the first participant whose task threw; participants stop claiming. The first
+  // exception thrown on a worker is kept in `error` (written once, by whoever wins has_error),
+  // and read by the caller after every participant has left.
+  std::atomic<bool> cancelled{false};
+  std::atomic<bool> has_error{false};
+  std::exception_ptr error;
+};
+
+// Initial split of [0, range) into job.lanes blocks, sizes differing by at most one.
+inline void split(Job& job, size_t range) {
+  const size_t base = range / job.lanes, extra = range % job.lanes;
+  size_t start = 0;
+  for (size_t i = 0; i < job.lanes; ++i) {
+    size_t n = base + (i < extra ? 1 : 0);
+    job.lane[i].front = start;
+    job.lane[i].back.store(start + n, std::memory_order_relaxed);
+    job.lane[i].length.store(static_cast<int64_t>(n), std::memory_order_relaxed);
+    start += n;
+  }
+}
+
+// Claims a run from the front of the caller's own lane: returns its size (0 = lane empty).
+inline size_t claim_front(Lane& l, size_t* begin) {
+  int64_t hint = l.length.load(std::memory_order_relaxed);
+  if (hint <= 0) return 0;
+  int64_t ask = (hint >> 2) + 1;
+  int64_t prev = l.length.fetch_sub(ask, std::memory_order_acq_rel);
+  if (prev <= 0) return 0;
+  size_t got = static_cast<size_t>(prev < ask ? prev : ask);
+  *begin = l.front;
+  l.front += got;
+  return got;
+}
+
+// Steals a run from the back of another lane: returns its size (0 = nothing left there).
+inline size_t claim_back(Lane& l, size_t* begin) {
+  int64_t hint = l.length.load(std::memory_order_relaxed);
+  if (hint <= 0) return 0;
+  int64_t ask = (hint >> 1) + 1;
+  int64_t prev = l.length.fetch_sub(ask, std::memory_order_acq_rel);
+  if (prev <= 0) return 0;
+  size_t got = static_cast<size_t>(prev < ask ? prev : ask);
+  size_t end = l.back.fetch_sub(got, std::memory_order_acq_rel);
+  *begin = end - got;
+  return got;
+}
+
+}  // namespace poolshim::core

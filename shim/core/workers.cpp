@@ -1,0 +1,144 @@
+// Worker threads (workers.h). A worker's life: look for a call it may join (help_one_call in
+// pool.cpp); when there is none, spin on the wake epoch for kSpinNs, then sleep on it.
+//
+// Wake protocol (no lost wake-up): a sleeper increments g_sleepers, then re-reads g_epoch and
+// sleeps only if it is unchanged; a waker bumps g_epoch, then reads g_sleepers. Both sides use
+// seq_cst, so at least one of them sees the other's write.
+#include "core/workers.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include <atomic>
+
+#include "budget/budget.h"
+#include "core/futex.h"
+#include "core/pool_internal.h"
+#include "core/tls.h"
+#include "diag/log.h"
+
+namespace poolshim::core::workers {
+namespace {
+
+// Bumped (seq_cst) by every wake(); workers sleep on it. Written by callers, read by workers.
+std::atomic<uint32_t> g_epoch{0};
+// Workers between "about to sleep" and "awake". Written by workers, read by wake().
+std::atomic<uint32_t> g_sleepers{0};
+// Workers started. Written under g_spawn_mutex (release), read lock-free (acquire).
+std::atomic<size_t> g_count{0};
+// Serializes spawning; try-locked, so a caller never waits for another caller's spawn.
+pthread_mutex_t g_spawn_mutex = PTHREAD_MUTEX_INITIALIZER;
+// Why the last spawn failed with no worker at all (static string), or nullptr. Under the mutex.
+std::atomic<const char*> g_failure{nullptr};
+std::atomic<bool> g_count_logged{false};  // the "pool started" line is written once
+
+long now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+// Spins on the epoch for kSpinNs: true when it moved (a call was published).
+bool spin_for_epoch_change(uint32_t seen) {
+  long deadline = now_ns() + kSpinNs;
+  for (unsigned i = 1;; ++i) {
+    cpu_relax();
+    if (g_epoch.load(std::memory_order_relaxed) != seen) return true;
+    if ((i & 63) == 0 && now_ns() > deadline) return false;
+  }
+}
+
+void* worker_main(void*) {
+  mark_worker_thread();
+  bool yield_next = false;  // the last call asked its workers to sleep right after it
+  for (;;) {
+    uint32_t seen = g_epoch.load(std::memory_order_acquire);
+    Help h = help_one_call();
+    if (h == Help::helped || h == Help::helped_yield) {
+      yield_next = h == Help::helped_yield;
+      continue;
+    }
+    // Spin first (a call that follows within kSpinNs costs no system call on either side),
+    // unless the budget is full or the last call asked for PTHREADPOOL_FLAG_YIELD_WORKERS.
+    if (h == Help::nothing && !yield_next && spin_for_epoch_change(seen)) continue;
+    yield_next = false;
+    g_sleepers.fetch_add(1, std::memory_order_seq_cst);
+    if (g_epoch.load(std::memory_order_seq_cst) == seen) futex_wait(&g_epoch, seen);
+    g_sleepers.fetch_sub(1, std::memory_order_relaxed);
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+size_t count() { return g_count.load(std::memory_order_acquire); }
+
+size_t ensure(size_t n) {
+  size_t have = g_count.load(std::memory_order_acquire);
+  if (have >= n) return have;
+  // After a failure that left no worker at all the pool stays serial (reported once); trying
+  // pthread_create again on every call would only add a failing system call to each.
+  if (have == 0 && g_failure.load(std::memory_order_relaxed) != nullptr) return 0;
+  if (pthread_mutex_trylock(&g_spawn_mutex) != 0) return have;  // someone else is spawning
+  have = g_count.load(std::memory_order_relaxed);
+  // Workers must not run the host's signal handlers: block every signal while creating them
+  // (a new thread inherits the creator's mask), then restore the caller's mask.
+  sigset_t all, saved;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &saved);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  int err = 0;
+  while (have < n) {
+    pthread_t t;
+    err = pthread_create(&t, &attr, worker_main, nullptr);
+    if (err != 0) break;
+    pthread_setname_np(t, "poolshim");
+    g_count.store(++have, std::memory_order_release);
+  }
+  pthread_attr_destroy(&attr);
+  if (have > 0 && g_count_logged.exchange(true, std::memory_order_relaxed) == false)
+    POOLSHIM_LOG(info, "pool started: %zu threads (%zu worker%s plus the caller; budget %zu from %s)",
+                 have + 1, have, have == 1 ? "" : "s", budget::current().threads,
+                 budget::current().source);
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  if (err != 0 && g_failure.load(std::memory_order_relaxed) == nullptr) {
+    // Static strings only: the reason is handed out through the info API for the process's life.
+    const char* why = err == EAGAIN ? "pthread_create failed: EAGAIN (thread limit reached)"
+                                    : "pthread_create failed";
+    if (have == 0) {
+      g_failure.store(why, std::memory_order_relaxed);
+      diag::warn_always("cannot start worker threads (%s); parallel calls run serially", why);
+    } else {
+      POOLSHIM_LOG(warn, "started %zu of %zu worker threads (%s)", have, n, why);
+    }
+  }
+  pthread_mutex_unlock(&g_spawn_mutex);
+  return have;
+}
+
+void wake(size_t n) {
+  // The bump alone redirects spinning workers; the futex call only happens for sleepers.
+  g_epoch.fetch_add(1, std::memory_order_seq_cst);
+  uint32_t sleeping = g_sleepers.load(std::memory_order_seq_cst);
+  if (sleeping == 0 || n == 0) return;
+  futex_wake(&g_epoch, n < sleeping ? static_cast<int>(n) : static_cast<int>(sleeping));
+}
+
+const char* failure() { return g_failure.load(std::memory_order_relaxed); }
+
+// A fork while another thread spawns would leave the child's mutex locked: take it first.
+void atfork_prepare() { pthread_mutex_lock(&g_spawn_mutex); }
+void atfork_parent() { pthread_mutex_unlock(&g_spawn_mutex); }
+void atfork_child() {
+  pthread_mutex_init(&g_spawn_mutex, nullptr);
+  g_count.store(0, std::memory_order_relaxed);
+  g_sleepers.store(0, std::memory_order_relaxed);
+  g_failure.store(nullptr, std::memory_order_relaxed);
+}
+
+}  // namespace poolshim::core::workers

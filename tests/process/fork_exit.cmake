@@ -1,0 +1,104 @@
+# Fork, exit and unload (issue 9, points 1, 5, 6; docs/design.md "Fork" and "Module lifetime").
+# Every test runs under the preload through core_driver.py, which kills a hang after --timeout;
+# the hosts also arm an alarm in every forked child, so one stuck child fails its round instead
+# of hanging the test.
+if(NOT Python3_Interpreter_FOUND)
+  return()
+endif()
+
+set(_fe_driver ${CMAKE_CURRENT_LIST_DIR}/core_driver.py)
+set(_fe_shim $<TARGET_FILE:poolshim>)
+set(_fe_lib ${PROJECT_BINARY_DIR}/lib)
+set(_fe_env --preload ${_fe_shim} --env POOLSHIM_NUM_THREADS=2)
+
+function(poolshim_fork_exit_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "DRIVER;COMMAND" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 60)
+  endif()
+  add_test(NAME process.fork_exit.${name}
+    COMMAND ${Python3_EXECUTABLE} ${_fe_driver} --timeout ${ARG_TIMEOUT} ${ARG_DRIVER} -- ${ARG_COMMAND})
+  math(EXPR _t "${ARG_TIMEOUT} + 30")
+  set_tests_properties(process.fork_exit.${name} PROPERTIES TIMEOUT ${_t} LABELS "process;fork")
+endfunction()
+
+# 100 rounds of fork after use, one test per surface the parent used; every child uses every
+# surface. parallel>=1: the children's pool really runs on worker threads (not all serial).
+foreach(_s et ptp api)
+  poolshim_fork_exit_test(fork_after_use_${_s}
+    DRIVER ${_fe_env} --expect rounds=100 --expect wrong=0 --expect hung=0 --expect crashed=0
+      --expect parallel>=1
+    COMMAND $<TARGET_FILE:fork_host> after-use-${_s} --rounds 100 ${_fe_lib}/module_a.so)
+endforeach()
+poolshim_fork_exit_test(fork_during_call
+  DRIVER ${_fe_env} --expect rounds=100 --expect hung=0 --expect parallel>=1
+  COMMAND $<TARGET_FILE:fork_host> during-call --rounds 100 ${_fe_lib}/module_a.so)
+# These two depend on the pool's own fork hooks (core::pool_atfork_*).
+poolshim_fork_exit_test(fork_during_first_call
+  DRIVER ${_fe_env} --expect rounds=200 --expect hung=0
+  COMMAND $<TARGET_FILE:fork_host> first-call --rounds 200 ${_fe_lib}/module_a.so)
+poolshim_fork_exit_test(fork_during_handle_churn
+  DRIVER ${_fe_env} --expect rounds=400 --expect hung=0
+  COMMAND $<TARGET_FILE:fork_host> handle-churn --rounds 400 ${_fe_lib}/module_a.so)
+
+# Python multiprocessing, fork start method: the fixture extensions (the tests' interpreter) and
+# Debian's PyTorch on XNNPACK/QNNPACK (POOLSHIM_TORCH_PYTHON; skipped, 77, without torch).
+set(_fe_mp ${CMAKE_CURRENT_LIST_DIR}/fork_multiprocessing.py)
+if(POOLSHIM_PYTHON_FIXTURE_DIR)
+  poolshim_fork_exit_test(multiprocessing_fork_extensions
+    DRIVER ${_fe_env} --env PYTHONPATH=${POOLSHIM_PYTHON_FIXTURE_DIR} --env LEGACY_ET_NUM_THREADS=3
+      --expect tasks=24 --expect correct=24 --expect parent_wrong=0
+    COMMAND ${Python3_EXECUTABLE} ${_fe_mp} ext)
+endif()
+set(_fe_torch_python /usr/bin/python3)  # as torch_pthreadpool.cmake: it sees Debian's torch
+if(DEFINED POOLSHIM_TORCH_PYTHON)
+  set(_fe_torch_python ${POOLSHIM_TORCH_PYTHON})
+endif()
+if(EXISTS ${_fe_torch_python})
+  poolshim_fork_exit_test(multiprocessing_fork_torch TIMEOUT 150
+    DRIVER ${_fe_env} --skip-rc 77 --expect tasks=24 --expect correct=24 --expect parent_wrong=0
+    COMMAND ${_fe_torch_python} ${_fe_mp} torch)
+  set_tests_properties(process.fork_exit.multiprocessing_fork_torch PROPERTIES SKIP_RETURN_CODE 77)
+endif()
+
+# Module lifetime: lifetime_x and lifetime_y (same size, pool code 16 KiB apart) loaded in turn at
+# one path, mostly at one base; every result right, and the base must repeat (else the host fails
+# rather than pass vacuously). A stale (base, symbol) cache jumps into y's int3 padding: SIGTRAP.
+set(_fe_lt ${_fe_lib}/lifetime_x.so ${_fe_lib}/lifetime_y.so)
+foreach(_case without_shim preload preload_disable_executorch)
+  set(_dir ${CMAKE_CURRENT_BINARY_DIR}/lifetime_${_case})
+  file(MAKE_DIRECTORY ${_dir})
+  if(_case STREQUAL without_shim)
+    set(_drv --env POOLSHIM_NUM_THREADS=2)
+  elseif(_case STREQUAL preload)
+    set(_drv ${_fe_env})
+  else()
+    set(_drv ${_fe_env} --env POOLSHIM_DISABLE=executorch)
+  endif()
+  poolshim_fork_exit_test(unload_reload_same_base_${_case}
+    DRIVER ${_drv} --expect rounds=100 --expect wrong=0 --expect same_base>=25
+    COMMAND $<TARGET_FILE:lifetime_host> 100 ${_dir} ${_fe_lt})
+endforeach()
+
+# Exit and unload (exit_host, fixtures/fork/exit_host.cpp).
+# Pool calls after main returns (static destructor, atexit handlers, thread-local destructors of a
+# module and of the host, on the ExecuTorch, pthreadpool and poolshim surfaces): each result is a
+# checksum pair the driver compares, each must be printed, and main's status 7 must survive.
+set(_fe_after_main)
+foreach(_k host.tls_dtor.api host.tls_dtor.ptp exit_module.tls_dtor exit_module.atexit
+    host.atexit.api host.atexit.ptp exit_module.static_dtor)
+  list(APPEND _fe_after_main --expect ${_k}.expected!=0)
+endforeach()
+poolshim_fork_exit_test(pool_calls_after_main
+  DRIVER ${_fe_env} --expect-rc 7 ${_fe_after_main}
+  COMMAND $<TARGET_FILE:exit_host> after-main ${_fe_lib}/exit_module.so)
+# exit() while three threads are inside calls on every surface: 20 processes, each status 5.
+poolshim_fork_exit_test(exit_while_threads_in_calls
+  DRIVER ${_fe_env} --expect rounds=20 --expect exit_status_kept=20
+  COMMAND $<TARGET_FILE:exit_host> exit-busy 20 ${_fe_lib}/module_a.so)
+# dlclose of a module that used the shared pool (its static destructor calls the pool) while
+# another module keeps using it: 50 unloads, every destructor ran and was right.
+poolshim_fork_exit_test(dlclose_while_pool_in_use
+  DRIVER ${_fe_env} --expect rounds=50 --expect unload_dtor_calls=50 --expect unload_dtor_wrong=0
+    --expect wrong=0 --expect thread_calls_wrong=0
+  COMMAND $<TARGET_FILE:exit_host> dlclose-busy 50 ${_fe_lib}/module_b.so ${_fe_lib}/exit_module.so)

@@ -1,0 +1,53 @@
+# The scheduler's process tests (fixtures/scheduler/):
+#  - lock order: module A redirected, module B's pool out of the shim's reach (hidden visibility,
+#    -Bsymbolic, or defined in the executable). B's run() holds B's mutex while its pthreadpool
+#    call lands on the shim; A's tasks call B's run(). A pool that makes one caller wait for
+#    another's call hangs here. Each runs without the shim too (it must finish there as well).
+#  - stress: 8 callers on mixed surfaces with resizes every millisecond, linked against the shim.
+# Without the shim, two private pools spin against each other on 2 cores: fewer rounds there.
+# The hosts watch themselves (alarm) so that a hang fails instead of blocking; TIMEOUT backs it.
+set(_lib ${PROJECT_BINARY_DIR}/lib)
+set(_variants ${PROJECT_BINARY_DIR}/lib/variants)
+set(_shim_env LD_PRELOAD=$<TARGET_FILE:poolshim> POOLSHIM_NUM_THREADS=2)
+
+function(poolshim_scheduler_test name)
+  add_test(NAME process.scheduler.${name} COMMAND ${CMAKE_COMMAND} -E env ${ARGN})
+  set_tests_properties(process.scheduler.${name} PROPERTIES TIMEOUT 120
+    LABELS "process;scheduler;tsan" PASS_REGULAR_EXPRESSION "status=ok")
+endfunction()
+
+foreach(_b hidden symbolic)
+  poolshim_scheduler_test(lock_order_${_b}_without_shim LEGACY_ET_NUM_THREADS=2
+    $<TARGET_FILE:lock_order_host> --rounds 20 ${_lib}/module_a.so ${_variants}/variant_${_b}.so)
+  poolshim_scheduler_test(lock_order_${_b}_preload ${_shim_env}
+    $<TARGET_FILE:lock_order_host> ${_lib}/module_a.so ${_variants}/variant_${_b}.so)
+endforeach()
+poolshim_scheduler_test(lock_order_executable_without_shim LEGACY_ET_NUM_THREADS=2
+  $<TARGET_FILE:lock_order_exe> --rounds 20 ${_lib}/module_a.so)
+poolshim_scheduler_test(lock_order_executable_preload ${_shim_env}
+  $<TARGET_FILE:lock_order_exe> ${_lib}/module_a.so)
+
+poolshim_scheduler_test(stress_mixed_surfaces POOLSHIM_NUM_THREADS=3
+  $<TARGET_FILE:stress_host> ${_lib}/module_a.so ${_lib}/module_b.so)
+
+# Degraded mode: no worker thread can start (RLIMIT_NPROC of 1 for an unprivileged user). The
+# calls still run (serially, correct checksums), one warning says why, and the pool reports 1.
+# setpriv needs root (CI runs as root); elsewhere the test reports a skip.
+execute_process(COMMAND id -u OUTPUT_VARIABLE _uid OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(_uid STREQUAL "0")
+  add_test(NAME process.scheduler.degraded_when_no_thread_can_start
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/core_driver.py --timeout 60
+      --preload $<TARGET_FILE:poolshim> --env POOLSHIM_NUM_THREADS=2
+      --expect shim.pool_size=1 --expect module.0.thread_count=1
+      --stderr-match "^poolshim: warning: cannot start worker threads \\(pthread_create failed"
+      -- prlimit --nproc=1:1 setpriv --reuid 65534 --regid 65534 --clear-groups
+      $<TARGET_FILE:legacy_host> --scenario alternating --calls 4 --items 8 --spin-ns 0
+      ${_lib}/module_a.so)
+else()
+  add_test(NAME process.scheduler.degraded_when_no_thread_can_start
+    COMMAND ${CMAKE_COMMAND} -E echo "skipped: needs root to drop to an unprivileged user")
+  set_tests_properties(process.scheduler.degraded_when_no_thread_can_start PROPERTIES
+    SKIP_REGULAR_EXPRESSION "skipped:")
+endif()
+set_tests_properties(process.scheduler.degraded_when_no_thread_can_start PROPERTIES
+  TIMEOUT 90 LABELS "process;scheduler")

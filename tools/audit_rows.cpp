@@ -1,0 +1,74 @@
+#include "audit_rows.h"
+
+namespace poolshim::cli {
+
+const char* row_kind_text(RowKind k) {
+  switch (k) {
+    case RowKind::not_read: return "not read";
+    case RowKind::provider: return "provider";
+    case RowKind::own_copy: return "own copy";
+    case RowKind::unused_copy: return "unused copy";
+    case RowKind::client: return "client";
+    case RowKind::runtime: return "other runtime";
+    case RowKind::other: break;
+  }
+  return "other";
+}
+
+RowKind row_kind(const AuditEntry& e) {
+  if (!e.readable) return RowKind::not_read;
+  if (e.verdict.provider) return RowKind::provider;
+  if (e.verdict.carries_surface()) return RowKind::own_copy;
+  for (const elf::SurfaceVerdict& v : e.verdict.surface)
+    if (v.unused_copy) return RowKind::unused_copy;
+  for (unsigned k = 0; k < elf::kSurfaceCount; ++k)
+    if (e.client(k)) return RowKind::client;
+  if (e.runtime != nullptr) return RowKind::runtime;
+  return RowKind::other;
+}
+
+bool row_listed(const AuditEntry& e, bool all) { return all || row_kind(e) != RowKind::other; }
+
+RowCounts count_rows(const std::vector<AuditEntry>& entries, bool all) {
+  RowCounts c;
+  for (const AuditEntry& e : entries) {
+    if (e.verdict.any_unreachable()) ++c.unreachable;
+    if (!row_listed(e, all)) continue;
+    ++c.listed;
+    switch (row_kind(e)) {
+      case RowKind::not_read: ++c.not_read; break;
+      case RowKind::provider: ++c.provider; break;
+      case RowKind::own_copy:
+        ++c.own_copy;
+        if (e.verdict.any_unreachable()) ++c.own_copy_unreachable;
+        break;
+      case RowKind::unused_copy: ++c.unused_copy; break;
+      case RowKind::client: ++c.client; break;
+      case RowKind::runtime: ++c.runtime; break;
+      case RowKind::other: ++c.other; break;
+    }
+  }
+  return c;
+}
+
+std::string surface_cell(const AuditEntry& e, unsigned k, const ProcessFacts* proc) {
+  if (!e.readable) return "error";
+  if (e.verdict.provider) return "provider";
+  const elf::SurfaceVerdict& v = e.verdict.surface[k];
+  if (v.verdict == elf::Verdict::absent) return e.client(k) ? "client" : "-";
+  if (v.verdict == elf::Verdict::redirected && proc != nullptr && !proc->shim_loaded) return "reachable";
+  return elf::verdict_text(v.verdict);
+}
+
+std::string client_effect(const AuditEntry& /*e*/, unsigned k, const ProcessFacts* proc) {
+  std::string surface = elf::surface_name(static_cast<elf::Surface>(k));
+  if (proc == nullptr)
+    return "client of " + surface + ": its calls go through the dynamic linker, so under the preload they reach the shim's one pool";
+  if (proc->shim_loaded)
+    return "client of " + surface + ": its calls reach the shim's one pool in this process";
+  std::string where = proc->provider_of[k].empty() ? std::string("whichever module defines them")
+                                                   : proc->provider_of[k] + " (its own pool)";
+  return "client of " + surface + ": libpoolshim is not loaded, so its calls go to " + where;
+}
+
+}  // namespace poolshim::cli
