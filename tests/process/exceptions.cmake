@@ -17,7 +17,8 @@ endforeach()
 add_test(NAME process.exceptions.legacy_run_and_parallel_for
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/core_driver.py --timeout 60
     --preload $<TARGET_FILE:poolshim> --env POOLSHIM_NUM_THREADS=2 --env LEGACY_ET_NUM_THREADS=2
-    ${_exc_expect} --expect guard.main=0 --expect guard.other=0 --expect guard.main_after=0
+    ${_exc_expect} --expect exc.run.returned_ok=1 --expect exc.parallel_for.returned_ok=1
+    --expect guard.main=0 --expect guard.other=0 --expect guard.main_after=0
     --expect thrown_while_other=40
     -- $<TARGET_FILE:exception_host> ${PROJECT_BINARY_DIR}/lib/module_throw.so)
 set_tests_properties(process.exceptions.legacy_run_and_parallel_for PROPERTIES TIMEOUT 120
