@@ -9,6 +9,7 @@
 #   startup.tsv  name base_ms shim_ms
 #   idle.tsv     host preloaded(0/1) rss_kib threads
 #   micro.tsv    program benchmark median_real_time unit
+#   shapes.tsv   side pass shape metric rep ns   (side raw|shim; spin|omp for shape "floor")
 set -euo pipefail
 DATA=$1 OUT=$2
 MD=$OUT/latest.md PNG=$OUT/latest.png
@@ -16,6 +17,9 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # Targets (issue 5, point 4). Reported, never asserted.
 T_SCENARIO=1.05 T_OUTLIER=1.3 T_DISPATCH=1.05 T_STARTUP_MS=1 T_RSS_KIB=256
+# pthreadpool shapes (issue 8): each shim/raw pair, the worst repetition against its median, and
+# the moonshot (a 2-task empty call against the spin-only floor).
+T_SHAPE=1.05 T_SHAPE_OUTLIER=1.3 T_MOON_FLOOR=1.5
 
 layout_name() {
   case $1 in
@@ -123,6 +127,44 @@ IDLE_LIST=$(awk -F'\t' '{ r[$1, $2] = $3; t[$1, $2] = $4; if (!($1 in s)) { s[$1
   END { for (i = 1; i <= n; i++) { k = h[i]; printf "%s%s %+d KiB, %+d threads", (i > 1 ? "; " : ""), k, r[k, 1] - r[k, 0], t[k, 1] - t[k, 0] } }' "$DATA/idle.tsv")
 IDLE_OK=$(awk -v r="$IDLE_RSS" -v t="$IDLE_THREADS" -v lim="$T_RSS_KIB" 'BEGIN { print (r < lim && t <= 0) ? "met" : "**MISSED**" }')
 
+# 6. pthreadpool shapes: "shape metric raw_ns shim_ns shim/raw shim_max/median raw_max/median",
+# medians over every repetition of both passes of a side.
+SHAPES=""
+if [ -s "$DATA/shapes.tsv" ]; then
+  SHAPES=$(awk -F'\t' '
+    function sortn(a, n,   i, j, t) { for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j+1] = a[j]; a[j+1] = t } }
+    { k = $1 SUBSEP $3 SUBSEP $4; v[k, ++n[k]] = $6
+      if ($3 != "floor" && !(($3, $4) in seen)) { seen[$3, $4] = 1; order[++m] = $3 SUBSEP $4 } }
+    function stat(side, shape, metric,   k, i, a, c) {
+      k = side SUBSEP shape SUBSEP metric; c = n[k] + 0; if (!c) { med = ""; worst = ""; return }
+      for (i = 1; i <= c; i++) a[i] = v[k, i]; sortn(a, c)
+      med = c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2; worst = a[c] }
+    END {
+      for (i = 1; i <= m; i++) { split(order[i], p, SUBSEP)
+        stat("raw", p[1], p[2]); rm = med; rw = worst; stat("shim", p[1], p[2]); sm = med; sw = worst
+        if (rm == "" || sm == "" || rm <= 0 || sm <= 0) continue
+        printf "%s\t%s\t%.2f\t%.2f\t%.3f\t%.3f\t%.3f\n", p[1], p[2], rm, sm, sm / rm, sw / sm, rw / rm }
+      stat("spin", "floor", "call2"); if (med != "") printf "floor\tspin\t%.2f\n", med
+      stat("omp", "floor", "call2"); if (med != "") printf "floor\tomp\t%.2f\n", med
+    }' "$DATA/shapes.tsv")
+fi
+SHAPE_PAIRS=$(awk -F'\t' '$1 != "floor"' <<<"$SHAPES")
+if [ -n "$SHAPE_PAIRS" ]; then
+  read -r SHAPE_WORST_NAME SHAPE_WORST SHAPE_MET SHAPE_N < <(awk -F'\t' -v lim="$T_SHAPE" '
+    { if ($5 > w) { w = $5; c = $1 "/" $2 } if ($5 <= lim) met++; n++ } END { printf "%s %.3f %d %d\n", c, w, met, n }' <<<"$SHAPE_PAIRS")
+  read -r SHAPE_OUT_NAME SHAPE_OUT < <(awk -F'\t' '{ if ($6 > w) { w = $6; c = $1 "/" $2 } } END { printf "%s %.3f\n", c, w }' <<<"$SHAPE_PAIRS")
+  MOON_SHIM=$(awk -F'\t' '$1 == "1d" && $2 == "call2" { print $4 }' <<<"$SHAPES")
+  MOON_RAW=$(awk -F'\t' '$1 == "1d" && $2 == "call2" { print $3 }' <<<"$SHAPES")
+  MOON_SPIN=$(awk -F'\t' '$1 == "floor" && $2 == "spin" { print $3 }' <<<"$SHAPES")
+  MOON_OMP=$(awk -F'\t' '$1 == "floor" && $2 == "omp" { print $3 }' <<<"$SHAPES")
+fi
+# Concurrent callers (2 and 4) under the shim against the ideal: named apart from the list above.
+CONC_LIST=$(awk -F'\t' -v ideal="$IDEAL" '($1 == "preload" || $1 == "linked") && ($2 == "concurrent" || $2 == "concurrent4") && $4 != "NA" && ideal {
+  printf "%s%s/%s %.2fx", (n++ ? ", " : ""), $1, $2, $4 / ideal }' "$DATA/stats.tsv")
+CONC_WORST=$(awk -F'\t' -v ideal="$IDEAL" '($1 == "preload" || $1 == "linked") && ($2 == "concurrent" || $2 == "concurrent4") {
+  r = ($4 == "NA" || !ideal) ? 999 : $4 / ideal; if (r > w) w = r } END { printf "%.3f\n", w + 0 }' "$DATA/stats.tsv")
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "" && b > 0) printf "%.2f", a / b }'; }
+
 # ------------------------------------------------------------------------------- chart
 # chart.dat: scenario, then median min max for each layout in LAYOUT order.
 LAYOUT_ORDER=(static shared preload linked)
@@ -150,6 +192,7 @@ $( [ -n "$IDEAL" ] && echo "set arrow from graph 0, first $IDEAL to graph 1, fir
 label(s) = s eq "ideal" ? "ideal\n(1 module, 1 pool)" : \
   s eq "alternating" ? "alternating\n(1 caller, 2 modules)" : \
   s eq "concurrent" ? "concurrent\n(2 callers, 2 modules)" : \
+  s eq "concurrent4" ? "concurrent4\n(4 callers, 4 modules)" : \
   s eq "oversized" ? "oversized\n(pools 4x CPUs, alternating)" : s
 plot "$DATA/chart.dat" using 2:3:4:xtic(label(strcol(1))) title "two static copies" lc rgb "#d62728", \
      '' using 5:6:7 title "shared-library fix" lc rgb "#ff7f0e", \
@@ -180,7 +223,7 @@ git -C "$ROOT" diff --quiet HEAD 2>/dev/null || COMMIT="$COMMIT (with uncommitte
   echo
   echo "![wall time per scenario and layout](latest.png)"
   echo
-  echo "## Targets (issue 5; reported, never asserted)"
+  echo "## Targets (issues 5 and 8; reported, never asserted)"
   echo
   echo "| target | result | number |"
   echo "|---|---|---|"
@@ -197,6 +240,18 @@ git -C "$ROOT" diff --quiet HEAD 2>/dev/null || COMMIT="$COMMIT (with uncommitte
     echo "| start-up under ${T_STARTUP_MS} ms added | not measured | hyperfine missing |"
   fi
   echo "| no thread and under ${T_RSS_KIB} KiB RSS added while unused | $IDLE_OK | $IDLE_LIST |"
+  if [ -n "$CONC_LIST" ]; then
+    echo "| concurrent callers (2 and 4) under the shim within ${T_SCENARIO}x of the ideal | $(verdict "$CONC_WORST" $T_SCENARIO) | $CONC_LIST |"
+  fi
+  if [ -n "$SHAPE_PAIRS" ]; then
+    echo "| every pthreadpool shape, per call (2 and 64 tasks) and per item, within ${T_SHAPE}x of raw Debian pthreadpool (C client, LD_PRELOAD, 2 threads) | $(verdict "$SHAPE_WORST" $T_SHAPE) | $SHAPE_MET of $SHAPE_N pairs met; worst \`$SHAPE_WORST_NAME\` ${SHAPE_WORST}x (table below) |"
+    echo "| pthreadpool shapes: worst repetition within ${T_SHAPE_OUTLIER}x its median (shim) | $(verdict "$SHAPE_OUT" $T_SHAPE_OUTLIER) | worst \`$SHAPE_OUT_NAME\` ${SHAPE_OUT}x |"
+    m_floor=$(ratio "$MOON_SHIM" "$MOON_SPIN"); m_raw=$(ratio "$MOON_SHIM" "$MOON_RAW"); m_omp=$(ratio "$MOON_SHIM" "$MOON_OMP")
+    echo "| moonshot: 2-task empty call within ${T_MOON_FLOOR}x of a spin-only floor | $(verdict "$m_floor" $T_MOON_FLOOR) | shim $(printf '%.0f' "${MOON_SHIM:-0}") ns, floor $(printf '%.0f' "${MOON_SPIN:-0}") ns: ${m_floor:-?}x |"
+    echo "| moonshot: 2-task empty call faster than Debian pthreadpool and libgomp | $( [ -n "$m_raw" ] && [ -n "$m_omp" ] && awk -v a="$m_raw" -v b="$m_omp" 'BEGIN { exit !(a < 1 && b < 1) }' && echo met || echo "**MISSED**") | shim/raw ${m_raw:-?}x (raw $(printf '%.0f' "${MOON_RAW:-0}") ns), shim/libgomp ${m_omp:-?}x (libgomp $(printf '%.0f' "${MOON_OMP:-0}") ns) |"
+  else
+    echo "| pthreadpool shapes within ${T_SHAPE}x of raw Debian pthreadpool | not measured | ptp_shapes_bench not built |"
+  fi
   echo
   echo "## Wall time per scenario and layout"
   echo
@@ -243,5 +298,22 @@ git -C "$ROOT" diff --quiet HEAD 2>/dev/null || COMMIT="$COMMIT (with uncommitte
     echo "| benchmark | shim | raw | shim/raw |"
     echo "|---|---:|---:|---:|"
     awk -F'\t' '{ printf "| `%s` | %.2f us | %.2f us | %.2fx |\n", $2, $3 / 1e3, $4 / 1e3, $5 }' <<<"$PAIRS"
+  fi
+  if [ -n "$SHAPE_PAIRS" ]; then
+    echo
+    echo "## pthreadpool shapes"
+    echo
+    echo "\`bench/ptp_shapes_bench.c\`: a C client linked to Debian's libpthreadpool (DT_NEEDED)," \
+         "every parallelize shape of Debian's header with an empty task, on a pool of 2 threads; *raw*" \
+         "as-is, *shim* under \`LD_PRELOAD=libpoolshim.so\` (\`POOLSHIM_NUM_THREADS=2\`). *call2* /" \
+         "*call64*: ns per call of a 2-task / 64-task call; *item*: ns per task of a 4096-task call;" \
+         "tasks spread evenly over the dimensions, tiled dimensions with tile 2. Medians of" \
+         "$((2 * SHAPE_REPS)) repetitions per side (ABBA passes, each a process of its own)." \
+         "Floors of the 2-task call (\`bench/dispatch_floor_bench.c\`): spin-only 2-thread dispatch" \
+         "$(printf '%.0f' "${MOON_SPIN:-0}") ns, libgomp \`omp parallel for\` $(printf '%.0f' "${MOON_OMP:-0}") ns."
+    echo
+    echo "| shape | metric | raw ns | shim ns | shim/raw | worst/median (shim) | target ${T_SHAPE}x |"
+    echo "|---|---|---:|---:|---:|---:|---|"
+    awk -F'\t' -v lim="$T_SHAPE" '{ printf "| `%s` | %s | %.1f | %.1f | %.2fx | %.2f | %s |\n", $1, $2, $3, $4, $5, $6, ($5 <= lim ? "met" : "**MISSED**") }' <<<"$SHAPE_PAIRS"
   fi
 } >"$MD"

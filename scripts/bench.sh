@@ -1,25 +1,30 @@
 #!/usr/bin/env bash
 # The benchmark suite (issue 5; docs/bench.md explains every scenario and layout). Builds a Release
 # tree in build-release/ (the demo's), then measures, side by side in one run:
-#   1. process bench: scenarios (ideal = one module; alternating caller; two concurrent callers;
-#      legacy pools oversized 4x) x layouts (two static copies; the shared-library fix; the static
+#   1. process bench: scenarios (ideal = one module; alternating caller; two and four concurrent
+#      callers; legacy pools oversized 4x) x layouts (two static copies; the shared-library fix; the static
 #      copies under LD_PRELOAD=libpoolshim.so; a host linked against libpoolshim.so), each cell a
 #      fresh process, runs interleaved round-robin; median, min, max and the ratio to the ideal;
 #   2. start-up cost (hyperfine): /bin/true and python3 -c pass, with and without the preload;
 #   3. idle cost: resident memory and threads of hosts that load the shim and never use a pool;
 #   4. micro-benchmarks (Google Benchmark): get_threadpool(), ThreadPool::run dispatch, and the
 #      pthreadpool dispatch bench when it is built;
+#   5. pthreadpool shapes: a C client linked to Debian's libpthreadpool, every parallelize shape
+#      of Debian's header, raw against LD_PRELOAD=libpoolshim.so on 2 threads (per call of 2 and
+#      64 tasks, per item), and the 2-task call's floors (spin-only dispatch, libgomp);
 # and writes bench/results/latest.md (tables, machine, targets met / MISSED) and latest.png.
 #
 # usage: scripts/bench.sh [--runs N] [--calls N] [--items N] [--spin-ns N] [--timeout S]
-#                         [--micro-reps N] [--no-build] [--build-dir DIR] [--out DIR]
+#                         [--micro-reps N] [--shape-reps N] [--no-build] [--build-dir DIR]
+#                         [--out DIR]
 # Defaults: 5 runs of 500 parallel_for calls of 64 items of 2.5 us; a process run is stopped after
-# 20 s (reported as a lower bound). About 3-4 minutes on an idle 2-core machine after the build.
+# 20 s (reported as a lower bound); 7 repetitions per pthreadpool shape. About 4-5 minutes on an
+# idle 2-core machine after the build.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 
-RUNS=5 CALLS=500 ITEMS=64 SPIN_NS=2500 TIMEOUT=20 MICRO_REPS=9 BUILD=1
+RUNS=5 CALLS=500 ITEMS=64 SPIN_NS=2500 TIMEOUT=20 MICRO_REPS=9 SHAPE_REPS=7 BUILD=1
 BUILD_DIR=build-release OUT_DIR=bench/results
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -29,14 +34,15 @@ while [ $# -gt 0 ]; do
     --spin-ns) SPIN_NS=$2; shift 2 ;;
     --timeout) TIMEOUT=$2; shift 2 ;;
     --micro-reps) MICRO_REPS=$2; shift 2 ;;
+    --shape-reps) SHAPE_REPS=$2; shift 2 ;;
     --no-build) BUILD=0; shift ;;
     --build-dir) BUILD_DIR=$2; shift 2 ;;
     --out) OUT_DIR=$2; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
   esac
 done
-for n in "$RUNS" "$CALLS" "$ITEMS" "$SPIN_NS" "$TIMEOUT" "$MICRO_REPS"; do
+for n in "$RUNS" "$CALLS" "$ITEMS" "$SPIN_NS" "$TIMEOUT" "$MICRO_REPS" "$SHAPE_REPS"; do
   [[ "$n" =~ ^[0-9]+$ ]] || { echo "bench.sh: '$n' is not a whole number" >&2; exit 2; }
 done
 
@@ -50,6 +56,7 @@ DATA=$BUILD_DIR/bench-data   # raw measurements of the last run (the report is b
 PROCESS_TARGETS=(poolshim legacy_host legacy_host_linked module_a module_b module_shared_a
                  module_shared_b idle_host)
 MICRO_TARGETS=(executorch_get_threadpool_bench executorch_run_bench pthreadpool_dispatch_bench)
+SHAPE_TARGETS=(ptp_shapes_bench dispatch_floor_bench)
 if [ "$BUILD" = 1 ]; then
   scripts/deps.sh build test bench
   log "configuring and building $BUILD_DIR (Release)"
@@ -58,7 +65,7 @@ if [ "$BUILD" = 1 ]; then
   # Micro-bench targets that do not exist (yet) are skipped, not an error.
   known=$(cmake --build "$BUILD_DIR" --target help | awk '{print $2}')
   targets=("${PROCESS_TARGETS[@]}")
-  for t in "${MICRO_TARGETS[@]}"; do grep -qx "$t" <<<"$known" && targets+=("$t"); done
+  for t in "${MICRO_TARGETS[@]}" "${SHAPE_TARGETS[@]}"; do grep -qx "$t" <<<"$known" && targets+=("$t"); done
   cmake --build "$BUILD_DIR" -j"$(nproc)" --target "${targets[@]}" >/dev/null
 fi
 SHIM=$LIB/libpoolshim.so
@@ -77,14 +84,22 @@ CLEAN_ENV=(env -u LD_PRELOAD -u POOLSHIM_NUM_THREADS -u POOLSHIM_LOG -u POOLSHIM
 
 # ----------------------------------------------------------------------------- process bench
 LAYOUTS=(static shared preload linked)
-SCENARIOS=(ideal alternating concurrent oversized)
+SCENARIOS=(ideal alternating concurrent concurrent4 oversized)
+# concurrent4: four callers, one per module. Two more modules are copies of a and b under other
+# file names (no SONAME: each path is loaded as a module of its own, with its own legacy pool).
+for m in module_a module_b module_shared_a module_shared_b; do
+  cp -f "$LIB/$m.so" "$LIB/bench_copy_$m.so"
+done
 
 # One measured process: appends "layout scenario run wall_ms pools threads status" to process.tsv.
 run_cell() {
   local layout=$1 scenario=$2 run=$3
   local host=$BIN/legacy_host preload="" mods=("$LIB/module_a.so" "$LIB/module_b.so")
+  local copies=("$LIB/bench_copy_module_a.so:module_a" "$LIB/bench_copy_module_b.so:module_b")
   case $layout in
-    shared) mods=("$LIB/module_shared_a.so" "$LIB/module_shared_b.so") ;;
+    shared) mods=("$LIB/module_shared_a.so" "$LIB/module_shared_b.so")
+            copies=("$LIB/bench_copy_module_shared_a.so:module_shared_a"
+                    "$LIB/bench_copy_module_shared_b.so:module_shared_b") ;;
     preload) preload=$SHIM ;;
     linked) host=$BIN/legacy_host_linked ;;
   esac
@@ -93,6 +108,7 @@ run_cell() {
   case $scenario in
     ideal) mods=("${mods[0]}") ;;
     concurrent) mode=concurrent ;;
+    concurrent4) mode=concurrent mods+=("${copies[@]}") ;;
     oversized) legacy_threads=$((4 * CPUS)) ;;
   esac
   local out rc=0
@@ -247,10 +263,41 @@ for exe in "${MICRO_TARGETS[@]}"; do
       printf "%s\t%s\t%s\t%s\n", exe, n, med, unit[n] } }' >>"$DATA/micro.tsv"
 done
 
+# --------------------------------------------------------------------------- pthreadpool shapes
+# ptp_shapes_bench is a C client linked to Debian's libpthreadpool; "shim" is the same binary
+# under LD_PRELOAD. 2 threads on both sides (the shim's budget set to 2 as well). ABBA passes,
+# each a process of its own (see the micro-benchmarks for why). Every line of shapes.tsv:
+# side pass shape metric rep ns. The floors (dispatch_floor_bench) go in as sides "spin" and
+# "omp", shape "floor", metric call2.
+: >"$DATA/shapes.tsv"
+if [ -x "$BIN/ptp_shapes_bench" ]; then
+  log "pthreadpool shapes: raw vs LD_PRELOAD, 2 threads, $SHAPE_REPS repetitions per pass"
+  for pass in raw1 shim1 shim2 raw2; do
+    side=${pass%?} pre=()
+    [ "$side" = shim ] && pre=(LD_PRELOAD="$SHIM" POOLSHIM_NUM_THREADS=2)
+    "${CLEAN_ENV[@]}" "${pre[@]}" timeout -k 5 120 "$BIN/ptp_shapes_bench" --threads 2 \
+      --reps "$SHAPE_REPS" 2>>"$DATA/stderr.log" |
+      awk -v side="$side" -v pass="$pass" '{ print side "\t" pass "\t" $0 }' >>"$DATA/shapes.tsv" ||
+      log "pthreadpool shapes: pass $pass failed (see $DATA/stderr.log)"
+  done
+  if [ -x "$BIN/dispatch_floor_bench" ]; then
+    for pass in 1 2; do
+      for mode in spin omp; do
+        "${CLEAN_ENV[@]}" OMP_NUM_THREADS=2 timeout -k 5 60 "$BIN/dispatch_floor_bench" "$mode" \
+          --reps "$SHAPE_REPS" 2>>"$DATA/stderr.log" |
+          awk -v pass="$mode$pass" '{ print $1 "\t" pass "\tfloor\t" $2 "\t" $3 "\t" $4 }' \
+          >>"$DATA/shapes.tsv" || log "dispatch floor: $mode failed"
+      done
+    done
+  fi
+else
+  log "pthreadpool shapes: ptp_shapes_bench not built, skipped"
+fi
+
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 ELAPSED=$(( $(date +%s) - START_S ))
 
 # ------------------------------------------------------------------------ report and chart
-export RUNS CALLS ITEMS SPIN_NS TIMEOUT MICRO_REPS CPUS LOAD_BEFORE LOAD_AFTER ELAPSED PYTHON
+export RUNS CALLS ITEMS SPIN_NS TIMEOUT MICRO_REPS SHAPE_REPS CPUS LOAD_BEFORE LOAD_AFTER ELAPSED PYTHON
 "$ROOT/bench/report.sh" "$DATA" "$OUT_DIR"
 log "wrote $OUT_DIR/latest.md and $OUT_DIR/latest.png in ${ELAPSED} s of measurement (raw data: $DATA)"

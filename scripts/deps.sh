@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages poolshim needs, only those that are missing.
-# Usage: scripts/deps.sh [build] [test] [bench] [torch]   (default: build test)
+# Usage: scripts/deps.sh [build] [test] [bench] [torch] [fuzz]   (default: build test)
 # Runs `apt-get update` at most once per call, and only when something is missing.
 set -euo pipefail
 
@@ -14,7 +14,8 @@ for g in "${groups[@]}"; do
     test)  pkgs+=(libgtest-dev python3-dev python3 dpkg-dev) ;;
     bench) pkgs+=(libbenchmark-dev gnuplot-nox hyperfine) ;;
     torch) pkgs+=(python3-torch) ;;
-    *) echo "deps.sh: unknown group '$g' (build, test, bench, torch)" >&2; exit 2 ;;
+    fuzz)  pkgs+=(clang libclang-rt-14-dev) ;;  # libFuzzer and the sanitizer runtimes (scripts/fuzz.sh)
+    *) echo "deps.sh: unknown group '$g' (build, test, bench, torch, fuzz)" >&2; exit 2 ;;
   esac
 done
 

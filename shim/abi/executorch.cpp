@@ -87,21 +87,34 @@ struct IndexTask {
 };
 
 // Every ExecuTorch task runs with NoThreadPoolGuard enabled, as the legacy run() does, so legacy
-// code inside a task that checks the guard runs its nested work serially.
-void index_task(void* ctx, size_t /*thread_index*/, size_t i) {
+// code inside a task that checks the guard runs its nested work serially. The flag is set once
+// per run of items (not per item) and restored when the run ends, also when a task throws: a
+// destructor, so no unwinding leaves it set on a pool thread or on the caller.
+struct GuardScope {
+  bool prev;
+  GuardScope() : prev(poolshim_et_guard_flag) { poolshim_et_guard_flag = true; }
+  ~GuardScope() { poolshim_et_guard_flag = prev; }
+  GuardScope(const GuardScope&) = delete;
+  GuardScope& operator=(const GuardScope&) = delete;
+};
+
+void index_run(void* ctx, size_t /*thread_index*/, size_t begin, size_t end) {
   auto* t = static_cast<IndexTask*>(ctx);
-  bool prev = poolshim_et_guard_flag;
-  poolshim_et_guard_flag = true;
-  t->call(t->fn, i);
-  poolshim_et_guard_flag = prev;
+  GuardScope guard;
+  const auto call = t->call;
+  const void* const fn = t->fn;
+  for (size_t i = begin; i != end; ++i) call(fn, i);
 }
 
+// An exception escaping a task: the core catches it where it is thrown, skips the items nobody
+// has claimed yet, and rethrows the first one here, on the calling thread
+// (docs/pthreadpool-coverage.md, "Exceptions and unwinding", covers both surfaces).
 void run_on_pool(IndexTask task, size_t range) {
   if (poolshim_et_guard_flag) {  // inside a guard: serial on the caller, as the legacy code does
     for (size_t i = 0; i < range; ++i) task.call(task.fn, i);
     return;
   }
-  core::run(range, index_task, &task, grant());
+  core::run_ranges(range, index_run, &task, grant());
 }
 
 }  // namespace
@@ -229,24 +242,28 @@ bool et_parallel_for(int64_t begin, int64_t end, int64_t grain, FunctionRefRange
   // Same chunking as ExecuTorch: one chunk per thread, no chunk smaller than the grain.
   int64_t span = end - begin;
   int64_t threads = static_cast<int64_t>(core::width(grant()));
-  int64_t chunk = (span + threads - 1) / threads;
+  int64_t chunk = span / threads + (span % threads != 0);  // ceil, without overflow near INT64_MAX
   if (chunk < grain) chunk = grain;
-  int64_t tasks = (span + chunk - 1) / chunk;
+  int64_t tasks = span / chunk + (span % chunk != 0);
 
   struct Chunks {
     FunctionRefRange fn;
     int64_t begin, end, chunk;
   } ctx{fn, begin, end, chunk};
-  IndexTask task{[](const void* p, size_t id) {
-                   auto* c = static_cast<const Chunks*>(p);
-                   poolshim_et_thread_num = static_cast<int64_t>(id);
-                   int64_t lo = c->begin + static_cast<int64_t>(id) * c->chunk;
-                   if (lo >= c->end) return;
-                   int64_t hi = lo + c->chunk < c->end ? lo + c->chunk : c->end;
-                   c->fn.callback(c->fn.callable, lo, hi);
-                 },
-                 &ctx};
-  run_on_pool(task, static_cast<size_t>(tasks));
+  // One run of chunks on one thread: get_thread_num() is that thread's index (below the width
+  // read above, unique among the threads of this call), set once per run; the guard as in run().
+  auto chunk_run = [](void* p, size_t thread_index, size_t first, size_t last) {
+    auto* c = static_cast<const Chunks*>(p);
+    GuardScope guard;
+    poolshim_et_thread_num = static_cast<int64_t>(thread_index);
+    for (size_t id = first; id != last; ++id) {
+      int64_t lo = c->begin + static_cast<int64_t>(id) * c->chunk;
+      if (lo >= c->end) return;
+      int64_t hi = c->end - lo > c->chunk ? lo + c->chunk : c->end;
+      c->fn.callback(c->fn.callable, lo, hi);
+    }
+  };
+  core::run_ranges(static_cast<size_t>(tasks), chunk_run, &ctx, grant());
   return true;
 }
 

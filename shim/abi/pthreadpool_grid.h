@@ -1,16 +1,24 @@
 // Index arithmetic: every multi-dimensional, tiled and dynamic pthreadpool variant is a flat
-// range of items handed to ptp::run() and decoded back here.
+// range of items handed to ptp::run_ranges(), which gives back runs [begin, end) of consecutive
+// items, each run on one thread (docs/pthreadpool-coverage.md).
 //
-//  - Static variants: one item per tile of the grid (untiled dimensions have tile 1), in the
-//    order of the header's serial snippet (last dimension fastest). Decoding costs D-1 integer
-//    divisions per tile, which the benchmark shows to be noise next to a call's overhead.
+//  - Static variants: one item per tile of the grid, in the order of the header's serial
+//    snippet (last dimension fastest). A run decodes its first item once (D-1 divisions) and
+//    then walks the grid incrementally, as upstream pthreadpool does: no division per item.
+//    Which dimensions are tiled is a template argument (kTiled, bit d = dimension d), so an
+//    untiled dimension costs one increment and one compare per item.
 //  - Dynamic variants (*_dynamic*): the header promises calls whose start is a multiple of the
 //    tile and whose count is a multiple of the tile unless it reaches the end of the range, with
-//    counts "chosen to minimize the number of calls while keeping the load balanced". We cut the
-//    flat tile space into width * kChunksPerThread equal runs (one run when the call is serial)
-//    and split each run at row boundaries, as upstream does: within one row, a run of tiles of
-//    the last dimension is one call; when the last dimension is a single tile, a run of rows of
-//    the second-last dimension is one call.
+//    counts "chosen to minimize the number of calls while keeping the load balanced". The flat
+//    tile space is cut into width * kChunksPerThread equal chunks (one when the call is serial);
+//    a run of consecutive chunks is one contiguous span of tiles, split at row boundaries as
+//    upstream does: within one row, a run of tiles of the last dimension is one call; when the
+//    last dimension is a single tile, a run of rows of the second-last dimension is one call.
+//
+// Overflow: ranges may be anywhere up to SIZE_MAX. A start is idx * tile < range, so it never
+// overflows; the end of a tile or of a span of tiles is never computed as start + count or as
+// n * tile unchecked: counts are min(range - start, ...) (see span_count), and the walk decides
+// "last tile of this dimension" by range - start <= tile.
 #pragma once
 
 #include <cstddef>
@@ -31,67 +39,263 @@ struct Shape {
 };
 
 // Builds the shape. A tile of 0 (upstream divides by it) is taken as 1. Returns false when the
-// number of tiles does not fit in size_t (nothing can run such a call).
-template <size_t D>
+// number of tiles does not fit in size_t (nothing can run such a call). Dimensions whose bit is
+// clear in kTiled are untiled (tile 1, no division: this runs on every call).
+template <size_t D, unsigned kTiled = ~0u>
 inline bool make_shape(Shape<D>& s, const size_t (&range)[D], const size_t (&tile)[D]) {
   s.total = 1;
   for (size_t d = 0; d < D; ++d) {
     s.range[d] = range[d];
-    s.tile[d] = tile[d] == 0 ? 1 : tile[d];
-    s.tiles[d] = range[d] / s.tile[d] + (range[d] % s.tile[d] != 0);
+    if (((kTiled >> d) & 1u) != 0) {
+      s.tile[d] = tile[d] == 0 ? 1 : tile[d];
+      s.tiles[d] = range[d] / s.tile[d] + (range[d] % s.tile[d] != 0);
+    } else {
+      s.tile[d] = 1;
+      s.tiles[d] = range[d];
+    }
     if (__builtin_mul_overflow(s.total, s.tiles[d], &s.total)) return false;
   }
   return true;
 }
 
-// Tile `item` (row-major over s.tiles) -> per-dimension start and count, for dims [0, n).
-template <size_t D>
-inline void decode(const Shape<D>& s, size_t n, size_t item, size_t* start, size_t* count) {
-  size_t rem = item;
-  for (size_t d = n; d-- > 1;) {
-    size_t q = rem / s.tiles[d];
-    size_t idx = rem - q * s.tiles[d];
-    rem = q;
-    start[d] = idx * s.tile[d];
-    count[d] = s.range[d] - start[d] < s.tile[d] ? s.range[d] - start[d] : s.tile[d];
+// Elements covered by n consecutive tiles of size `tile` from `start` within [0, range):
+// min(n * tile, range - start), without overflowing.
+inline size_t span_count(size_t start, size_t n, size_t tile, size_t range) {
+  size_t rem = range - start, c;
+  if (__builtin_mul_overflow(n, tile, &c) || c > rem) return rem;
+  return c;
+}
+
+// A position in the grid: the current tile's start and count in every dimension. seek() costs
+// D-1 divisions; next() none. Untiled dimensions (bit clear in kTiled) have tile 1, count 1.
+template <size_t D, unsigned kTiled>
+struct Cursor {
+  size_t start[D];
+  size_t count[D];
+
+  static constexpr bool tiled(size_t d) { return ((kTiled >> d) & 1u) != 0; }
+
+  void set(const Shape<D>& s, size_t d, size_t idx) {
+    if (tiled(d)) {
+      start[d] = idx * s.tile[d];
+      size_t rem = s.range[d] - start[d];
+      count[d] = rem < s.tile[d] ? rem : s.tile[d];
+    } else {
+      start[d] = idx;
+      count[d] = 1;
+    }
   }
-  if (n > 0) {
-    start[0] = rem * s.tile[0];
-    count[0] = s.range[0] - start[0] < s.tile[0] ? s.range[0] - start[0] : s.tile[0];
+
+  // Tile `item` (row-major over s.tiles).
+  void seek(const Shape<D>& s, size_t item) {
+    if (item == 0) {  // every serial call, and the first run of every call: no division
+      for (size_t d = 0; d < D; ++d) set(s, d, 0);
+      return;
+    }
+    for (size_t d = D; d-- > 1;) {
+      size_t q = item / s.tiles[d];
+      set(s, d, item - q * s.tiles[d]);
+      item = q;
+    }
+    set(s, 0, item);
   }
+
+  // The next tile in the snippet's order. Must not be called on the last tile of the grid.
+  void next(const Shape<D>& s) { carry(s, D); }
+
+  // Moves dimensions [0, top) on by one tile (dimension top-1 fastest), with carry; the
+  // dimensions from `top` on are left alone. Returns false when it wrapped past the end of the
+  // grid (every dimension in [0, top) back at 0).
+  bool carry(const Shape<D>& s, size_t top) {
+    for (size_t d = top; d-- > 0;) {
+      if (tiled(d)) {
+        size_t rem = s.range[d] - start[d];
+        if (rem > s.tile[d]) {  // not the last tile of this dimension
+          start[d] += s.tile[d];
+          rem -= s.tile[d];
+          count[d] = rem < s.tile[d] ? rem : s.tile[d];
+          return true;
+        }
+        start[d] = 0;
+        count[d] = s.range[d] < s.tile[d] ? s.range[d] : s.tile[d];
+      } else {
+        if (++start[d] != s.range[d]) return true;
+        start[d] = 0;
+      }
+    }
+    return false;
+  }
+};
+
+// n items of the grid from tile `begin`, in the snippet's order, on one thread: seek once, then
+// a tight loop along the last dimension, carrying into the outer ones once per row. With
+// kToEnd, n is ignored and the walk stops when the grid is exhausted: the serial path, which
+// then needs neither the tile counts nor their product (no division at all).
+template <size_t D, unsigned kTiled, bool kToEnd = false, typename Body>
+inline void walk_n(const Shape<D>& s, const Body& body, size_t thread_index, size_t begin,
+                   size_t n) {
+  using C = Cursor<D, kTiled>;
+  constexpr size_t L = D - 1;  // the last (fastest) dimension
+  C cur;
+  cur.seek(s, begin);
+  for (;;) {
+    if (C::tiled(L)) {
+      const size_t tile = s.tile[L], range = s.range[L];
+      for (;;) {
+        body(thread_index, cur.start, cur.count);
+        if (!kToEnd && --n == 0) return;
+        size_t rem = range - cur.start[L];
+        if (rem <= tile) break;  // that was the row's last tile
+        cur.start[L] += tile;
+        rem -= tile;
+        cur.count[L] = rem < tile ? rem : tile;
+      }
+      cur.start[L] = 0;
+      cur.count[L] = range < tile ? range : tile;
+    } else {
+      size_t x = cur.start[L];
+      size_t m = s.range[L] - x;  // items left in this row
+      if (!kToEnd && m > n) m = n;
+      const size_t stop = x + m;  // <= range: no overflow
+      for (; x != stop; ++x) {
+        cur.start[L] = x;
+        body(thread_index, cur.start, cur.count);
+      }
+      if (!kToEnd) {
+        n -= m;
+        if (n == 0) return;
+      }
+      cur.start[L] = 0;
+    }
+    if (!cur.carry(s, L) && kToEnd) return;
+  }
+}
+
+template <size_t D, unsigned kTiled, typename Body>
+inline void walk(const Shape<D>& s, const Body& body, size_t thread_index, size_t begin,
+                 size_t end) {
+  walk_n<D, kTiled>(s, body, thread_index, begin, end - begin);
 }
 
 void warn_too_large(const char* what);
 
-// body(thread_index, const size_t* start, const size_t* count) once per tile.
-template <size_t D, typename Body>
+// body(thread_index, const size_t* start, const size_t* count) once per tile. kTiled: bit d set
+// when dimension d is tiled (untiled dimensions must pass tile 1).
+template <size_t D, unsigned kTiled, typename Body>
 void run_tiles(pthreadpool_t pool, const char* what, const size_t (&range)[D],
                const size_t (&tile)[D], uint32_t flags, const Body& body) {
   Shape<D> s;
-  if (!make_shape(s, range, tile)) return warn_too_large(what);
+  if (pool == nullptr && (flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS) == 0) {
+    // The NULL pool: walk the whole grid on the caller, no division. When the product of the
+    // ranges fits in size_t, so does the number of tiles (make_shape would succeed).
+    size_t cells = 1;
+    bool fits = true;
+    for (size_t d = 0; d < D; ++d) {
+      if (range[d] == 0) return;
+      s.range[d] = range[d];
+      s.tile[d] = ((kTiled >> d) & 1u) == 0 || tile[d] == 0 ? 1 : tile[d];
+      fits &= !__builtin_mul_overflow(cells, range[d], &cells);
+    }
+    if (fits) return walk_n<D, kTiled, true>(s, body, 0, 0, 0);
+  }
+  if (!make_shape<D, kTiled>(s, range, tile)) return warn_too_large(what);
   if (s.total == 0) return;
   struct Ctx {
     const Shape<D>* s;
     const Body* body;
   } ctx{&s, &body};
-  auto item_fn = [](void* p, size_t thread_index, size_t item) {
+  auto range_fn = [](void* p, size_t thread_index, size_t begin, size_t end) {
     auto* c = static_cast<Ctx*>(p);
-    size_t start[D], count[D];
-    decode(*c->s, D, item, start, count);
-    (*c->body)(thread_index, start, count);
+    walk<D, kTiled>(*c->s, *c->body, thread_index, begin, end);
   };
-  run(resolve(pool, what), s.total, item_fn, &ctx, flags);
+  run_ranges(resolve(pool, what), s.total, range_fn, &ctx, flags);
 }
 
-// Dynamic variants: the last K (1 or 2) dimensions are handed out in runs of whole tiles.
+// Dynamic variants: the flat tile space cut into `chunks` equal chunks; chunk c starts at tile
+// pos(c) (c <= chunks; c * base <= total, so no overflow).
+struct Chunking {
+  size_t base, extra;  // chunk c covers base tiles, plus one for the first `extra` chunks
+  Chunking(size_t total, size_t chunks) : base(total / chunks), extra(total % chunks) {}
+  size_t pos(size_t c) const { return c * base + (c < extra ? c : extra); }
+};
+
+// One run [cb, ce) of chunks of a dynamic variant: the span of tiles [pos(cb), pos(ce)), split
+// at row boundaries. The last K dimensions are dynamic; the first D-K are untiled. Decodes the
+// span's first tile once, then walks.
+template <size_t D, size_t K, typename Body>
+void dynamic_run(const Shape<D>& s, const Chunking& ch, const Body& body, size_t thread_index,
+                 size_t cb, size_t ce) {
+  static_assert(K == 1 || K == 2, "one or two dynamic dimensions");
+  static_assert(D >= K, "dimensions");
+  size_t pos = ch.pos(cb);
+  const size_t end = ch.pos(ce);
+  if (pos == end) return;
+  constexpr size_t a = D - K;                              // first dynamic dimension
+  const size_t cols = s.tiles[D - 1];                      // tiles of the last dimension
+  const size_t plane = K == 2 ? cols * s.tiles[a] : cols;  // tiles per outer index
+
+  size_t start[D], count[D];
+  size_t outer = pos / plane;
+  size_t off = pos - outer * plane;
+  for (size_t d = a; d-- > 0;) {  // the outer index over the untiled dimensions [0, a)
+    size_t q = outer / s.range[d];
+    start[d] = outer - q * s.range[d];
+    count[d] = 1;
+    outer = q;
+  }
+  size_t row = 0, col = off;
+  if constexpr (K == 2) {
+    row = off / cols;
+    col = off - row * cols;
+  }
+  while (true) {
+    const size_t n = plane - off < end - pos ? plane - off : end - pos;  // tiles in this plane
+    if constexpr (K == 1) {
+      start[D - 1] = off * s.tile[D - 1];
+      count[D - 1] = span_count(start[D - 1], n, s.tile[D - 1], s.range[D - 1]);
+      body(thread_index, start, count);
+    } else if (cols == 1) {
+      // One tile per row: a run of rows is one call over the whole last dimension.
+      start[a] = row * s.tile[a];
+      count[a] = span_count(start[a], n, s.tile[a], s.range[a]);
+      start[D - 1] = 0;
+      count[D - 1] = s.range[D - 1];
+      body(thread_index, start, count);
+    } else {
+      for (size_t left = n; left != 0;) {
+        const size_t m = cols - col < left ? cols - col : left;
+        start[a] = row * s.tile[a];
+        count[a] = span_count(start[a], 1, s.tile[a], s.range[a]);
+        start[D - 1] = col * s.tile[D - 1];
+        count[D - 1] = span_count(start[D - 1], m, s.tile[D - 1], s.range[D - 1]);
+        body(thread_index, start, count);
+        left -= m;
+        col += m;
+        if (col == cols) {
+          col = 0;
+          ++row;
+        }
+      }
+    }
+    pos += n;
+    if (pos == end) break;
+    // The next plane: the outer index moves on (untiled: increment with carry).
+    off = 0;
+    row = 0;
+    col = 0;
+    for (size_t d = a; d-- > 0;) {
+      if (++start[d] != s.range[d]) break;
+      start[d] = 0;
+    }
+  }
+}
+
 // body(thread_index, start, count) per call, counts possibly spanning several tiles.
 template <size_t D, size_t K, typename Body>
 void run_dynamic(pthreadpool_t pool, const char* what, const size_t (&range)[D],
                  const size_t (&tile)[D], uint32_t flags, const Body& body) {
-  static_assert(K == 1 || K == 2, "one or two dynamic dimensions");
-  static_assert(D >= K, "dimensions");
   Shape<D> s;
-  if (!make_shape(s, range, tile)) return warn_too_large(what);
+  if (!make_shape<D, ((1u << K) - 1) << (D - K)>(s, range, tile)) return warn_too_large(what);
   if (s.total == 0) return;
   Target t = resolve(pool, what);
   size_t w = width(t);
@@ -101,56 +305,13 @@ void run_dynamic(pthreadpool_t pool, const char* what, const size_t (&range)[D],
   struct Ctx {
     const Shape<D>* s;
     const Body* body;
-    size_t base, extra;  // chunk c covers base tiles, plus one for the first `extra` chunks
-  } ctx{&s, &body, s.total / chunks, s.total % chunks};
-
-  auto chunk_fn = [](void* p, size_t thread_index, size_t c) {
+    Chunking ch;
+  } ctx{&s, &body, Chunking(s.total, chunks)};
+  auto range_fn = [](void* p, size_t thread_index, size_t cb, size_t ce) {
     auto* x = static_cast<Ctx*>(p);
-    const Shape<D>& s = *x->s;
-    size_t pos = c * x->base + (c < x->extra ? c : x->extra);
-    const size_t end = pos + x->base + (c < x->extra ? 1 : 0);
-    const size_t cols = s.tiles[D - 1];                    // tiles of the last dimension
-    size_t plane = cols;
-    if constexpr (K == 2) plane *= s.tiles[D - 2];
-    size_t start[D], count[D];
-    while (pos < end) {
-      const size_t outer = pos / plane;
-      const size_t off = pos - outer * plane;
-      const size_t off_end = plane - off < end - pos ? plane : off + (end - pos);
-      decode(s, D - K, outer, start, count);
-      if constexpr (K == 1) {
-        start[D - 1] = off * s.tile[D - 1];
-        size_t stop = off_end * s.tile[D - 1];
-        count[D - 1] = (stop < s.range[D - 1] ? stop : s.range[D - 1]) - start[D - 1];
-        (*x->body)(thread_index, start, count);
-      } else if (cols == 1) {
-        // One tile per row: a run of rows is one call over the whole last dimension.
-        const size_t a = D - 2;
-        start[a] = off * s.tile[a];
-        size_t stop = off_end * s.tile[a];
-        count[a] = (stop < s.range[a] ? stop : s.range[a]) - start[a];
-        start[D - 1] = 0;
-        count[D - 1] = s.range[D - 1];
-        (*x->body)(thread_index, start, count);
-      } else {
-        const size_t a = D - 2;
-        for (size_t o = off; o < off_end;) {
-          const size_t row = o / cols;
-          const size_t col = o - row * cols;
-          const size_t col_end = cols - col < off_end - o ? cols : col + (off_end - o);
-          start[a] = row * s.tile[a];
-          count[a] = s.range[a] - start[a] < s.tile[a] ? s.range[a] - start[a] : s.tile[a];
-          start[D - 1] = col * s.tile[D - 1];
-          size_t stop = col_end * s.tile[D - 1];
-          count[D - 1] = (stop < s.range[D - 1] ? stop : s.range[D - 1]) - start[D - 1];
-          (*x->body)(thread_index, start, count);
-          o += col_end - col;
-        }
-      }
-      pos += off_end - off;
-    }
+    dynamic_run<D, K>(*x->s, x->ch, *x->body, thread_index, cb, ce);
   };
-  run(t, chunks, chunk_fn, &ctx, flags);
+  run_ranges(t, chunks, range_fn, &ctx, flags);
 }
 
 }  // namespace poolshim::abi::ptp::grid

@@ -93,8 +93,7 @@ Handle* lookup(pthreadpool_t pool) {
   return h;
 }
 
-Target resolve(pthreadpool_t pool, const char* what) {
-  if (pool == nullptr) return Target{Kind::serial, nullptr, 1};
+Target resolve_handle(pthreadpool_t pool, const char* what) {
   Handle* h = lookup(pool);
   if (h == nullptr) {
     bool dead = reinterpret_cast<Handle*>(pool)->magic.load(std::memory_order_relaxed) ==

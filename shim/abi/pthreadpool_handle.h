@@ -57,7 +57,11 @@ struct Target {
 
 // NULL -> serial (as the header says). A pointer that is not a live poolshim handle -> serial,
 // with one warning per process (never a crash). `what` names the calling function for the log.
-Target resolve(pthreadpool_t pool, const char* what);
+Target resolve_handle(pthreadpool_t pool, const char* what);  // pool != nullptr
+inline Target resolve(pthreadpool_t pool, const char* what) {
+  if (pool == nullptr) return Target{Kind::serial, nullptr, 1};  // inline: the NULL pool's fast path
+  return resolve_handle(pool, what);
+}
 
 // The live handle behind pool, or nullptr (no warning).
 Handle* lookup(pthreadpool_t pool);

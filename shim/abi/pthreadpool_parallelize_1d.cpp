@@ -21,7 +21,7 @@ using namespace poolshim::abi::ptp;
 
 namespace {
 
-// The untiled 1-D variants get their own trampolines: they are the hottest path (per-call
+// The untiled 1-D variants get their own run functions: they are the hottest path (per-call
 // overhead is benchmarked against raw pthreadpool) and need no index arithmetic.
 template <typename F>
 struct Plain {
@@ -30,17 +30,24 @@ struct Plain {
   uint32_t uarch;
 };
 
-void item_1d(void* p, size_t, size_t i) {
+void run_1d(void* p, size_t, size_t begin, size_t end) {
   auto* c = static_cast<Plain<pthreadpool_task_1d_t>*>(p);
-  c->fn(c->context, i);
+  const auto fn = c->fn;
+  void* const context = c->context;
+  for (size_t i = begin; i != end; ++i) fn(context, i);
 }
-void item_1d_with_thread(void* p, size_t thread_index, size_t i) {
+void run_1d_with_thread(void* p, size_t thread_index, size_t begin, size_t end) {
   auto* c = static_cast<Plain<pthreadpool_task_1d_with_thread_t>*>(p);
-  c->fn(c->context, thread_index, i);
+  const auto fn = c->fn;
+  void* const context = c->context;
+  for (size_t i = begin; i != end; ++i) fn(context, thread_index, i);
 }
-void item_1d_with_uarch(void* p, size_t, size_t i) {
+void run_1d_with_uarch(void* p, size_t, size_t begin, size_t end) {
   auto* c = static_cast<Plain<pthreadpool_task_1d_with_id_t>*>(p);
-  c->fn(c->context, c->uarch, i);
+  const auto fn = c->fn;
+  void* const context = c->context;
+  const uint32_t uarch = c->uarch;
+  for (size_t i = begin; i != end; ++i) fn(context, uarch, i);
 }
 
 }  // namespace
@@ -51,7 +58,7 @@ void pthreadpool_parallelize_1d(pthreadpool_t pool, pthreadpool_task_1d_t fn, vo
                                 size_t range, uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_1d, pool, fn, context, range, flags);
   Plain<pthreadpool_task_1d_t> c{fn, context, 0};
-  run(resolve(pool, "pthreadpool_parallelize_1d"), range, item_1d, &c, flags);
+  run_ranges(resolve(pool, "pthreadpool_parallelize_1d"), range, run_1d, &c, flags);
 }
 
 void pthreadpool_parallelize_1d_with_thread(pthreadpool_t pool,
@@ -59,7 +66,7 @@ void pthreadpool_parallelize_1d_with_thread(pthreadpool_t pool,
                                             size_t range, uint32_t flags) {
   POOLSHIM_PTP_SERIAL_IF_PASSTHROUGH("pthreadpool_parallelize_1d_with_thread", pool);
   Plain<pthreadpool_task_1d_with_thread_t> c{fn, context, 0};
-  run(resolve(pool, "pthreadpool_parallelize_1d_with_thread"), range, item_1d_with_thread, &c,
+  run_ranges(resolve(pool, "pthreadpool_parallelize_1d_with_thread"), range, run_1d_with_thread, &c,
       flags);
 }
 
@@ -70,7 +77,7 @@ void pthreadpool_parallelize_1d_with_uarch(pthreadpool_t pool, pthreadpool_task_
   POOLSHIM_PTP_FORWARD(parallelize_1d_with_uarch, pool, fn, context, default_uarch_index,
                        max_uarch_index, range, flags);
   Plain<pthreadpool_task_1d_with_id_t> c{fn, context, default_uarch_index};
-  run(resolve(pool, "pthreadpool_parallelize_1d_with_uarch"), range, item_1d_with_uarch, &c,
+  run_ranges(resolve(pool, "pthreadpool_parallelize_1d_with_uarch"), range, run_1d_with_uarch, &c,
       flags);
 }
 
@@ -78,7 +85,7 @@ void pthreadpool_parallelize_1d_tile_1d(pthreadpool_t pool, pthreadpool_task_1d_
                                         void* context, size_t range, size_t tile,
                                         uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_1d_tile_1d, pool, fn, context, range, tile, flags);
-  grid::run_tiles<1>(pool, "pthreadpool_parallelize_1d_tile_1d", {range}, {tile}, flags,
+  grid::run_tiles<1, 0x1>(pool, "pthreadpool_parallelize_1d_tile_1d", {range}, {tile}, flags,
                      [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], n[0]); });
 }
 

@@ -15,7 +15,7 @@ extern "C" {
 void pthreadpool_parallelize_2d(pthreadpool_t pool, pthreadpool_task_2d_t fn, void* context,
                                 size_t range_i, size_t range_j, uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_2d, pool, fn, context, range_i, range_j, flags);
-  grid::run_tiles<2>(pool, "pthreadpool_parallelize_2d", {range_i, range_j}, {1, 1}, flags,
+  grid::run_tiles<2, 0x0>(pool, "pthreadpool_parallelize_2d", {range_i, range_j}, {1, 1}, flags,
                      [=](size_t, const size_t* s, const size_t*) { fn(context, s[0], s[1]); });
 }
 
@@ -23,7 +23,7 @@ void pthreadpool_parallelize_2d_with_thread(pthreadpool_t pool,
                                             pthreadpool_task_2d_with_thread_t fn, void* context,
                                             size_t range_i, size_t range_j, uint32_t flags) {
   PTP_SERIAL("parallelize_2d_with_thread", pool);
-  grid::run_tiles<2>(pool, "pthreadpool_parallelize_2d_with_thread", {range_i, range_j}, {1, 1},
+  grid::run_tiles<2, 0x0>(pool, "pthreadpool_parallelize_2d_with_thread", {range_i, range_j}, {1, 1},
                      flags,
                      [=](size_t t, const size_t* s, const size_t*) { fn(context, t, s[0], s[1]); });
 }
@@ -32,7 +32,7 @@ void pthreadpool_parallelize_2d_tile_1d(pthreadpool_t pool, pthreadpool_task_2d_
                                         void* context, size_t range_i, size_t range_j,
                                         size_t tile_j, uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_2d_tile_1d, pool, fn, context, range_i, range_j, tile_j, flags);
-  grid::run_tiles<2>(pool, "pthreadpool_parallelize_2d_tile_1d", {range_i, range_j}, {1, tile_j},
+  grid::run_tiles<2, 0x2>(pool, "pthreadpool_parallelize_2d_tile_1d", {range_i, range_j}, {1, tile_j},
                      flags, [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, s[0], s[1], n[1]);
                      });
@@ -45,7 +45,7 @@ void pthreadpool_parallelize_2d_tile_1d_with_uarch(pthreadpool_t pool,
                                                    size_t range_j, size_t tile_j, uint32_t flags) {
   PTP_SERIAL("parallelize_2d_tile_1d_with_uarch", pool);
   (void)max_uarch_index;
-  grid::run_tiles<2>(pool, "pthreadpool_parallelize_2d_tile_1d_with_uarch", {range_i, range_j},
+  grid::run_tiles<2, 0x2>(pool, "pthreadpool_parallelize_2d_tile_1d_with_uarch", {range_i, range_j},
                      {1, tile_j}, flags, [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, default_uarch_index, s[0], s[1], n[1]);
                      });
@@ -57,7 +57,7 @@ void pthreadpool_parallelize_2d_tile_1d_with_uarch_with_thread(
     size_t tile_j, uint32_t flags) {
   PTP_SERIAL("parallelize_2d_tile_1d_with_uarch_with_thread", pool);
   (void)max_uarch_index;
-  grid::run_tiles<2>(pool, "pthreadpool_parallelize_2d_tile_1d_with_uarch_with_thread",
+  grid::run_tiles<2, 0x2>(pool, "pthreadpool_parallelize_2d_tile_1d_with_uarch_with_thread",
                      {range_i, range_j}, {1, tile_j}, flags,
                      [=](size_t t, const size_t* s, const size_t* n) {
                        fn(context, default_uarch_index, t, s[0], s[1], n[1]);
@@ -104,7 +104,7 @@ void pthreadpool_parallelize_2d_tile_2d(pthreadpool_t pool, pthreadpool_task_2d_
                                         size_t tile_i, size_t tile_j, uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_2d_tile_2d, pool, fn, context, range_i, range_j, tile_i, tile_j,
                        flags);
-  grid::run_tiles<2>(pool, "pthreadpool_parallelize_2d_tile_2d", {range_i, range_j},
+  grid::run_tiles<2, 0x3>(pool, "pthreadpool_parallelize_2d_tile_2d", {range_i, range_j},
                      {tile_i, tile_j}, flags, [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, s[0], s[1], n[0], n[1]);
                      });
@@ -153,7 +153,7 @@ void pthreadpool_parallelize_2d_tile_2d_with_uarch(pthreadpool_t pool,
                                                    uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_2d_tile_2d_with_uarch, pool, fn, context, default_uarch_index,
                        max_uarch_index, range_i, range_j, tile_i, tile_j, flags);
-  grid::run_tiles<2>(pool, "pthreadpool_parallelize_2d_tile_2d_with_uarch", {range_i, range_j},
+  grid::run_tiles<2, 0x3>(pool, "pthreadpool_parallelize_2d_tile_2d_with_uarch", {range_i, range_j},
                      {tile_i, tile_j}, flags, [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, default_uarch_index, s[0], s[1], n[0], n[1]);
                      });

@@ -13,7 +13,7 @@ extern "C" {
 void pthreadpool_parallelize_3d(pthreadpool_t pool, pthreadpool_task_3d_t fn, void* context,
                                 size_t range_i, size_t range_j, size_t range_k, uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_3d, pool, fn, context, range_i, range_j, range_k, flags);
-  grid::run_tiles<3>(pool, "pthreadpool_parallelize_3d", {range_i, range_j, range_k}, {1, 1, 1},
+  grid::run_tiles<3, 0x0>(pool, "pthreadpool_parallelize_3d", {range_i, range_j, range_k}, {1, 1, 1},
                      flags, [=](size_t, const size_t* s, const size_t*) {
                        fn(context, s[0], s[1], s[2]);
                      });
@@ -24,7 +24,7 @@ void pthreadpool_parallelize_3d_tile_1d(pthreadpool_t pool, pthreadpool_task_3d_
                                         size_t range_k, size_t tile_k, uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_3d_tile_1d, pool, fn, context, range_i, range_j, range_k, tile_k,
                        flags);
-  grid::run_tiles<3>(pool, "pthreadpool_parallelize_3d_tile_1d", {range_i, range_j, range_k},
+  grid::run_tiles<3, 0x4>(pool, "pthreadpool_parallelize_3d_tile_1d", {range_i, range_j, range_k},
                      {1, 1, tile_k}, flags, [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, s[0], s[1], s[2], n[2]);
                      });
@@ -35,7 +35,7 @@ void pthreadpool_parallelize_3d_tile_1d_with_thread(pthreadpool_t pool,
                                                     void* context, size_t range_i, size_t range_j,
                                                     size_t range_k, size_t tile_k, uint32_t flags) {
   PTP_SERIAL("parallelize_3d_tile_1d_with_thread", pool);
-  grid::run_tiles<3>(pool, "pthreadpool_parallelize_3d_tile_1d_with_thread",
+  grid::run_tiles<3, 0x4>(pool, "pthreadpool_parallelize_3d_tile_1d_with_thread",
                      {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
                      [=](size_t t, const size_t* s, const size_t* n) {
                        fn(context, t, s[0], s[1], s[2], n[2]);
@@ -50,7 +50,7 @@ void pthreadpool_parallelize_3d_tile_1d_with_uarch(pthreadpool_t pool,
                                                    uint32_t flags) {
   PTP_SERIAL("parallelize_3d_tile_1d_with_uarch", pool);
   (void)max_uarch_index;
-  grid::run_tiles<3>(pool, "pthreadpool_parallelize_3d_tile_1d_with_uarch",
+  grid::run_tiles<3, 0x4>(pool, "pthreadpool_parallelize_3d_tile_1d_with_uarch",
                      {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
                      [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, default_uarch_index, s[0], s[1], s[2], n[2]);
@@ -63,7 +63,7 @@ void pthreadpool_parallelize_3d_tile_1d_with_uarch_with_thread(
     size_t range_k, size_t tile_k, uint32_t flags) {
   PTP_SERIAL("parallelize_3d_tile_1d_with_uarch_with_thread", pool);
   (void)max_uarch_index;
-  grid::run_tiles<3>(pool, "pthreadpool_parallelize_3d_tile_1d_with_uarch_with_thread",
+  grid::run_tiles<3, 0x4>(pool, "pthreadpool_parallelize_3d_tile_1d_with_uarch_with_thread",
                      {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
                      [=](size_t t, const size_t* s, const size_t* n) {
                        fn(context, default_uarch_index, t, s[0], s[1], s[2], n[2]);
@@ -112,7 +112,7 @@ void pthreadpool_parallelize_3d_tile_2d(pthreadpool_t pool, pthreadpool_task_3d_
                                         uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_3d_tile_2d, pool, fn, context, range_i, range_j, range_k, tile_j,
                        tile_k, flags);
-  grid::run_tiles<3>(pool, "pthreadpool_parallelize_3d_tile_2d", {range_i, range_j, range_k},
+  grid::run_tiles<3, 0x6>(pool, "pthreadpool_parallelize_3d_tile_2d", {range_i, range_j, range_k},
                      {1, tile_j, tile_k}, flags, [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, s[0], s[1], s[2], n[1], n[2]);
                      });
@@ -164,7 +164,7 @@ void pthreadpool_parallelize_3d_tile_2d_with_uarch(pthreadpool_t pool,
                                                    size_t tile_k, uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_3d_tile_2d_with_uarch, pool, fn, context, default_uarch_index,
                        max_uarch_index, range_i, range_j, range_k, tile_j, tile_k, flags);
-  grid::run_tiles<3>(pool, "pthreadpool_parallelize_3d_tile_2d_with_uarch",
+  grid::run_tiles<3, 0x6>(pool, "pthreadpool_parallelize_3d_tile_2d_with_uarch",
                      {range_i, range_j, range_k}, {1, tile_j, tile_k}, flags,
                      [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, default_uarch_index, s[0], s[1], s[2], n[1], n[2]);

@@ -14,7 +14,7 @@ void pthreadpool_parallelize_4d(pthreadpool_t pool, pthreadpool_task_4d_t fn, vo
                                 size_t range_i, size_t range_j, size_t range_k, size_t range_l,
                                 uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_4d, pool, fn, context, range_i, range_j, range_k, range_l, flags);
-  grid::run_tiles<4>(pool, "pthreadpool_parallelize_4d", {range_i, range_j, range_k, range_l},
+  grid::run_tiles<4, 0x0>(pool, "pthreadpool_parallelize_4d", {range_i, range_j, range_k, range_l},
                      {1, 1, 1, 1}, flags, [=](size_t, const size_t* s, const size_t*) {
                        fn(context, s[0], s[1], s[2], s[3]);
                      });
@@ -26,7 +26,7 @@ void pthreadpool_parallelize_4d_tile_1d(pthreadpool_t pool, pthreadpool_task_4d_
                                         uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_4d_tile_1d, pool, fn, context, range_i, range_j, range_k,
                        range_l, tile_l, flags);
-  grid::run_tiles<4>(pool, "pthreadpool_parallelize_4d_tile_1d",
+  grid::run_tiles<4, 0x8>(pool, "pthreadpool_parallelize_4d_tile_1d",
                      {range_i, range_j, range_k, range_l}, {1, 1, 1, tile_l}, flags,
                      [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, s[0], s[1], s[2], s[3], n[3]);
@@ -39,7 +39,7 @@ void pthreadpool_parallelize_4d_tile_2d(pthreadpool_t pool, pthreadpool_task_4d_
                                         size_t tile_l, uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_4d_tile_2d, pool, fn, context, range_i, range_j, range_k,
                        range_l, tile_k, tile_l, flags);
-  grid::run_tiles<4>(pool, "pthreadpool_parallelize_4d_tile_2d",
+  grid::run_tiles<4, 0xc>(pool, "pthreadpool_parallelize_4d_tile_2d",
                      {range_i, range_j, range_k, range_l}, {1, 1, tile_k, tile_l}, flags,
                      [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, s[0], s[1], s[2], s[3], n[2], n[3]);
@@ -54,7 +54,7 @@ void pthreadpool_parallelize_4d_tile_2d_with_uarch(pthreadpool_t pool,
                                                    size_t tile_k, size_t tile_l, uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_4d_tile_2d_with_uarch, pool, fn, context, default_uarch_index,
                        max_uarch_index, range_i, range_j, range_k, range_l, tile_k, tile_l, flags);
-  grid::run_tiles<4>(pool, "pthreadpool_parallelize_4d_tile_2d_with_uarch",
+  grid::run_tiles<4, 0xc>(pool, "pthreadpool_parallelize_4d_tile_2d_with_uarch",
                      {range_i, range_j, range_k, range_l}, {1, 1, tile_k, tile_l}, flags,
                      [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, default_uarch_index, s[0], s[1], s[2], s[3], n[2], n[3]);
@@ -92,7 +92,7 @@ void pthreadpool_parallelize_5d(pthreadpool_t pool, pthreadpool_task_5d_t fn, vo
                                 size_t range_m, uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_5d, pool, fn, context, range_i, range_j, range_k, range_l,
                        range_m, flags);
-  grid::run_tiles<5>(pool, "pthreadpool_parallelize_5d",
+  grid::run_tiles<5, 0x0>(pool, "pthreadpool_parallelize_5d",
                      {range_i, range_j, range_k, range_l, range_m}, {1, 1, 1, 1, 1}, flags,
                      [=](size_t, const size_t* s, const size_t*) {
                        fn(context, s[0], s[1], s[2], s[3], s[4]);
@@ -105,7 +105,7 @@ void pthreadpool_parallelize_5d_tile_1d(pthreadpool_t pool, pthreadpool_task_5d_
                                         size_t tile_m, uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_5d_tile_1d, pool, fn, context, range_i, range_j, range_k,
                        range_l, range_m, tile_m, flags);
-  grid::run_tiles<5>(pool, "pthreadpool_parallelize_5d_tile_1d",
+  grid::run_tiles<5, 0x10>(pool, "pthreadpool_parallelize_5d_tile_1d",
                      {range_i, range_j, range_k, range_l, range_m}, {1, 1, 1, 1, tile_m}, flags,
                      [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, s[0], s[1], s[2], s[3], s[4], n[4]);
@@ -118,7 +118,7 @@ void pthreadpool_parallelize_5d_tile_2d(pthreadpool_t pool, pthreadpool_task_5d_
                                         size_t tile_l, size_t tile_m, uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_5d_tile_2d, pool, fn, context, range_i, range_j, range_k,
                        range_l, range_m, tile_l, tile_m, flags);
-  grid::run_tiles<5>(pool, "pthreadpool_parallelize_5d_tile_2d",
+  grid::run_tiles<5, 0x18>(pool, "pthreadpool_parallelize_5d_tile_2d",
                      {range_i, range_j, range_k, range_l, range_m}, {1, 1, 1, tile_l, tile_m},
                      flags, [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, s[0], s[1], s[2], s[3], s[4], n[3], n[4]);
@@ -130,7 +130,7 @@ void pthreadpool_parallelize_6d(pthreadpool_t pool, pthreadpool_task_6d_t fn, vo
                                 size_t range_m, size_t range_n, uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_6d, pool, fn, context, range_i, range_j, range_k, range_l,
                        range_m, range_n, flags);
-  grid::run_tiles<6>(pool, "pthreadpool_parallelize_6d",
+  grid::run_tiles<6, 0x0>(pool, "pthreadpool_parallelize_6d",
                      {range_i, range_j, range_k, range_l, range_m, range_n}, {1, 1, 1, 1, 1, 1},
                      flags, [=](size_t, const size_t* s, const size_t*) {
                        fn(context, s[0], s[1], s[2], s[3], s[4], s[5]);
@@ -143,7 +143,7 @@ void pthreadpool_parallelize_6d_tile_1d(pthreadpool_t pool, pthreadpool_task_6d_
                                         size_t range_n, size_t tile_n, uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_6d_tile_1d, pool, fn, context, range_i, range_j, range_k,
                        range_l, range_m, range_n, tile_n, flags);
-  grid::run_tiles<6>(pool, "pthreadpool_parallelize_6d_tile_1d",
+  grid::run_tiles<6, 0x20>(pool, "pthreadpool_parallelize_6d_tile_1d",
                      {range_i, range_j, range_k, range_l, range_m, range_n},
                      {1, 1, 1, 1, 1, tile_n}, flags, [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, s[0], s[1], s[2], s[3], s[4], s[5], n[5]);
@@ -157,7 +157,7 @@ void pthreadpool_parallelize_6d_tile_2d(pthreadpool_t pool, pthreadpool_task_6d_
                                         uint32_t flags) {
   POOLSHIM_PTP_FORWARD(parallelize_6d_tile_2d, pool, fn, context, range_i, range_j, range_k,
                        range_l, range_m, range_n, tile_m, tile_n, flags);
-  grid::run_tiles<6>(pool, "pthreadpool_parallelize_6d_tile_2d",
+  grid::run_tiles<6, 0x30>(pool, "pthreadpool_parallelize_6d_tile_2d",
                      {range_i, range_j, range_k, range_l, range_m, range_n},
                      {1, 1, 1, 1, tile_m, tile_n}, flags,
                      [=](size_t, const size_t* s, const size_t* n) {

@@ -1,4 +1,4 @@
-// run()/width() on a resolved pthreadpool target, and the denormals guard.
+// run_ranges()/width() on a resolved pthreadpool target, and the denormals guard.
 #include "abi/pthreadpool_run.h"
 
 #include "abi/pthreadpool_grid.h"
@@ -58,20 +58,21 @@ size_t width(const Target& t) {
   return 1;
 }
 
-void run(const Target& t, size_t range, core::TaskFn fn, void* ctx, uint32_t flags) {
+void run_ranges_dispatch(const Target& t, size_t range, core::RangeFn fn, void* ctx,
+                         uint32_t flags) {
   if (range == 0) return;
-  DenormalsGuard guard(flags);
+  DenormalsGuard guard(flags);  // restored on unwind too (a destructor)
   bool nested = core::in_task() || in_executor_task();
   if (t.kind == Kind::shared && !in_executor_task()) {
-    // core::run goes inline by itself when called from one of its tasks.
-    core::run(range, fn, ctx, t.threads, flags);
+    // core::run_ranges goes inline by itself when called from one of its tasks.
+    core::run_ranges(range, fn, ctx, t.threads, flags);
     return;
   }
   if (t.kind == Kind::executor && !nested) {
     run_on_executor(t.handle, range, fn, ctx, flags);
     return;
   }
-  for (size_t i = 0; i < range; ++i) fn(ctx, 0, i);
+  fn(ctx, 0, 0, range);  // serial: one run, walked incrementally by the surface
 }
 
 void grid::warn_too_large(const char* what) {

@@ -14,13 +14,25 @@ namespace poolshim::abi::ptp {
 // Threads a call on this target may use now (>= 1). Bounds every thread_index of the call.
 size_t width(const Target& t);
 
-// fn(ctx, thread_index, item) for every item in [0, range) exactly once; returns when all are
-// done. thread_index < width(t). flags: PTHREADPOOL_FLAG_* (DISABLE_DENORMALS is honoured on
-// every path, including the serial one, as upstream does).
-void run(const Target& t, size_t range, core::TaskFn fn, void* ctx, uint32_t flags);
+// fn(ctx, thread_index, begin, end) over runs of consecutive items that cover [0, range) exactly
+// once; returns when all are done. thread_index < width(t). The serial path (NULL pool, width 1,
+// nested call) is one run [0, range) on the calling thread. flags: PTHREADPOOL_FLAG_*
+// (DISABLE_DENORMALS is honoured on every path, including the serial one, as upstream does).
+// An exception escaping fn: see docs/pthreadpool-coverage.md, "Exceptions and unwinding".
+void run_ranges_dispatch(const Target& t, size_t range, core::RangeFn fn, void* ctx,
+                         uint32_t flags);
+inline void run_ranges(const Target& t, size_t range, core::RangeFn fn, void* ctx,
+                       uint32_t flags) {
+  // The serial path without a floating-point mode to set: one run, no call in between.
+  if (t.kind == Kind::serial && (flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS) == 0) {
+    if (range != 0) fn(ctx, 0, 0, range);
+    return;
+  }
+  run_ranges_dispatch(t, range, fn, ctx, flags);
+}
 
-// The executor path (pthreadpool_executor.cpp): called by run() for Kind::executor.
-void run_on_executor(Handle* h, size_t range, core::TaskFn fn, void* ctx, uint32_t flags);
+// The executor path (pthreadpool_executor.cpp): called by run_ranges() for Kind::executor.
+void run_on_executor(Handle* h, size_t range, core::RangeFn fn, void* ctx, uint32_t flags);
 size_t executor_width(Handle* h);
 // True while the calling thread runs an item of an executor call (nested calls go inline).
 bool in_executor_task();

@@ -10,6 +10,20 @@
 namespace poolshim::budget {
 namespace {
 
+// POOLSHIM_NUM_THREADS is honoured whatever it says, but a budget more than twice what the
+// machine allows (affinity mask and cgroup quota, the budget it would have had) is almost always
+// a mistake: threads beyond the CPUs only take turns, and each call waits for the slowest. One
+// line, even with logging off, like any other questionable input.
+void warn_if_oversubscribed(const Inputs& in, const Budget& b) {
+  Inputs machine = in;
+  machine.env_threads = 0;
+  size_t cpus = compute_budget(machine).threads;
+  if (b.threads > 2 * cpus)
+    diag::warn_always("budget %zu is above the %zu CPU%s available; honoured as "
+                      "POOLSHIM_NUM_THREADS asks, but threads beyond the CPUs only take turns",
+                      b.threads, cpus, cpus == 1 ? "" : "s");
+}
+
 Budget gather() {
   Inputs in;
   in.env_threads = diag::options().num_threads;
@@ -20,6 +34,7 @@ Budget gather() {
   CgroupLimit cgroup = read_cgroup_limit();
   in.cgroup = &cgroup;
   Budget b = compute_budget(in);
+  if (in.env_threads > 0) warn_if_oversubscribed(in, b);
   POOLSHIM_LOG(info, "budget: %zu thread%s from %s", b.threads, b.threads == 1 ? "" : "s",
                b.source);
   POOLSHIM_LOG(debug, "budget: affinity mask %zu CPUs, online %zu, cgroup: %s", b.affinity_cpus,

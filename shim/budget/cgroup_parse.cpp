@@ -229,7 +229,9 @@ bool relative_cgroup_path(const char* cgroup_path, const char* mount_root, char*
   size_t root_len = std::strlen(mount_root);
   while (root_len > 0 && mount_root[root_len - 1] == '/') --root_len;  // "/" -> ""
   if (root_len == 0) {
-    if (set(cgroup_path)) return true;
+    // Only a path that starts with '/' (found by scripts/fuzz.sh: "abc" came back as is, and
+    // the caller would have read "<mount point>abc").
+    if (cgroup_path[0] == '/' && set(cgroup_path)) return true;
     set("/");
     return false;
   }

@@ -18,8 +18,9 @@ namespace {
 constexpr int kMaxLines = 2000;  // a runaway loop must not flood the host's stderr
 constexpr int kMaxWarnings = 16;
 
-// Written once by open_sink (under g_sink_once), read by every writer afterwards.
-int g_fd = STDERR_FILENO;
+// The sink: stderr, or the log file once open_sink (under g_sink_once) opened it; back to stderr
+// for good if the file cannot be written. Never closed: a writer may still hold the old value.
+std::atomic<int> g_fd{STDERR_FILENO};
 pthread_once_t g_sink_once = PTHREAD_ONCE_INIT;
 // Counters: relaxed atomics; only their approximate value matters.
 std::atomic<int> g_lines{0};
@@ -28,14 +29,39 @@ std::atomic<int> g_warnings{0};
 // interposed write) is dropped instead of recursing.
 thread_local bool t_in_log = false;
 
-void write_all(int fd, const char* buf, size_t len) {
+enum class Wrote { ok, dropped, failed };
+
+// One bounded attempt per line: EINTR is retried, a pipe that is full (EAGAIN: the sink is
+// O_NONBLOCK) drops the line rather than stall the host, any other error is reported.
+Wrote write_all(int fd, const char* buf, size_t len) {
   while (len > 0) {
     ssize_t n = write(fd, buf, len);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Wrote::dropped;
+    if (n <= 0) return Wrote::failed;
     buf += n;
     len -= static_cast<size_t>(n);
   }
+  return Wrote::ok;
+}
+
+void write_stderr_warning(const char* what, int err) {
+  char msg[200];
+  int n = snprintf(msg, sizeof msg, "poolshim: warning: cannot %s POOLSHIM_LOG_FILE (%s); "
+                   "logging to stderr\n", what, strerror(err));
+  if (n > 0) write_all(STDERR_FILENO, msg, static_cast<size_t>(n) < sizeof msg ? n : sizeof msg - 1);
+}
+
+// Writes one line to the sink. A log file that fails (disk full, /dev/full, I/O error) is given
+// up once: one warning on stderr, this line and the later ones go to stderr. A failing stderr is
+// not retried: the line is lost, and nothing loops.
+void write_line(const char* buf, size_t len) {
+  int fd = g_fd.load(std::memory_order_acquire);
+  if (write_all(fd, buf, len) != Wrote::failed || fd == STDERR_FILENO) return;
+  int err = errno;
+  if (g_fd.compare_exchange_strong(fd, STDERR_FILENO, std::memory_order_acq_rel))
+    write_stderr_warning("write to", err);
+  write_all(STDERR_FILENO, buf, len);
 }
 
 void emit(const char* prefix, const char* fmt, va_list ap) {
@@ -47,7 +73,7 @@ void emit(const char* prefix, const char* fmt, va_list ap) {
   size_t len = static_cast<size_t>(n) + (m < 0 ? 0 : static_cast<size_t>(m));
   if (len > sizeof buf - 2) len = sizeof buf - 2;  // truncated: keep the newline
   buf[len++] = '\n';
-  write_all(g_fd, buf, len);
+  write_line(buf, len);
   errno = saved_errno;
 }
 
@@ -55,15 +81,16 @@ void open_sink() {
   const Options& o = options();
   if (o.log_file == nullptr) return;
   // O_NOFOLLOW: a log path must not be redirected through a planted symlink.
-  int fd = open(o.log_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  // O_NONBLOCK: opening a FIFO that has no reader fails with ENXIO instead of waiting for one,
+  // and writing to a full pipe drops the line instead of stalling the host (write_all). It is
+  // kept on: for a regular file or a device it changes nothing.
+  int fd = open(o.log_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+                0644);
   if (fd < 0) {
-    char msg[160];
-    int n = snprintf(msg, sizeof msg, "poolshim: warning: cannot open POOLSHIM_LOG_FILE (%s); "
-                     "logging to stderr\n", strerror(errno));
-    if (n > 0) write_all(STDERR_FILENO, msg, static_cast<size_t>(n) < sizeof msg ? n : sizeof msg - 1);
+    write_stderr_warning("open", errno);
     return;
   }
-  g_fd = fd;
+  g_fd.store(fd, std::memory_order_release);
 }
 
 }  // namespace
@@ -83,7 +110,7 @@ void log(LogLevel level, const char* fmt, ...) {
     emit(level == LogLevel::warn ? "warning: " : "", fmt, ap);
     va_end(ap);
   } else if (line == kMaxLines) {
-    write_all(g_fd, "poolshim: further log lines suppressed\n", 39);
+    write_line("poolshim: further log lines suppressed\n", 39);
   }
   t_in_log = false;
 }

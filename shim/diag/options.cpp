@@ -2,7 +2,9 @@
 // environment; they use secure_getenv, and read nothing at all in secure-execution mode.
 #include "diag/options.h"
 
+#include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 #include <string.h>
@@ -19,7 +21,8 @@ constexpr OptionInfo kTable[] = {
      "thread budget for the process, a whole number from 1 to 4096"},
     {"POOLSHIM_LOG", "off", "off, warn, info or debug: what the shim explains on stderr"},
     {"POOLSHIM_LOG_FILE", "(unset: stderr)",
-     "append log lines to this file instead (opened O_APPEND|O_CLOEXEC|O_NOFOLLOW)"},
+     "append log lines to this file instead: an absolute path (opened O_APPEND|O_CLOEXEC|"
+     "O_NOFOLLOW|O_NONBLOCK)"},
     {"POOLSHIM_DISABLE", "(unset)",
      "comma list of surfaces to pass through untouched: executorch, pthreadpool, or all"},
     {nullptr, nullptr, nullptr},
@@ -36,6 +39,29 @@ const char* read_env(const char* name) {
   return v;
 }
 
+}  // namespace
+
+// The offending value as it may be shown in a warning: at most 48 bytes, each byte that is not
+// printable ASCII (control characters, non-UTF-8 or UTF-8 bytes) as \xHH, and the length when
+// the value was cut, so a 4096-byte or binary value still gives one short, clean line.
+const char* shown_value(const char* v, char* buf, size_t cap) {
+  if (cap < 8) {  // too small to say anything useful; never written past
+    if (cap > 0) buf[0] = '\0';
+    return buf;
+  }
+  size_t n = 0, i = 0;
+  for (; v[i] != '\0' && i < 48 && n + 5 < cap; ++i) {
+    unsigned char c = static_cast<unsigned char>(v[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') buf[n++] = static_cast<char>(c);
+    else n += static_cast<size_t>(snprintf(buf + n, cap - n, "\\x%02x", c));
+  }
+  buf[n] = '\0';
+  if (v[i] != '\0') snprintf(buf + n, cap - n, "... (%zu bytes)", strlen(v));
+  return buf;
+}
+
+namespace {
+
 void load() {
   Options o;
   o.secure = getauxval(AT_SECURE) != 0;
@@ -44,23 +70,27 @@ void load() {
 
   // The log level comes first so that the other warnings know where to go. Invalid values are
   // reported with warn_always: printed even when logging is off, once, and the default is kept.
+  // A set but empty variable is invalid too (one line each): it is never what was meant.
+  char b[256];
   if (const char* v = read_env("POOLSHIM_LOG")) {
     if (!parse_log_level(v, &o.log_level))
-      warn_always("invalid POOLSHIM_LOG='%.64s' (want off, warn, info or debug); using off", v);
+      warn_always("invalid POOLSHIM_LOG='%s' (want off, warn, info or debug); using off",
+                  shown_value(v, b, sizeof b));
   }
   if (const char* v = read_env("POOLSHIM_LOG_FILE")) {
-    if (*v != '\0') o.log_file = v;
-    else warn_always("empty POOLSHIM_LOG_FILE; logging to stderr");
+    if (parse_log_file(v)) o.log_file = v;
+    else warn_always("invalid POOLSHIM_LOG_FILE='%s' (want an absolute path); logging to stderr",
+                     shown_value(v, b, sizeof b));
   }
   if (const char* v = read_env("POOLSHIM_NUM_THREADS")) {
     if (!parse_threads(v, &o.num_threads))
-      warn_always("invalid POOLSHIM_NUM_THREADS='%.64s' (want a whole number from 1 to %zu); "
-                  "using the machine's budget", v, kMaxThreads);
+      warn_always("invalid POOLSHIM_NUM_THREADS='%s' (want a whole number from 1 to %zu); "
+                  "using the machine's budget", shown_value(v, b, sizeof b), kMaxThreads);
   }
   if (const char* v = read_env("POOLSHIM_DISABLE")) {
     if (!parse_disable(v, &o.disabled))
-      warn_always("invalid POOLSHIM_DISABLE='%.64s' (want a comma list of executorch, "
-                  "pthreadpool, all); nothing disabled", v);
+      warn_always("invalid POOLSHIM_DISABLE='%s' (want a comma list of executorch, "
+                  "pthreadpool, all); nothing disabled", shown_value(v, b, sizeof b));
   }
   g_options = o;
 }
@@ -108,8 +138,14 @@ bool parse_log_level(const char* text, LogLevel* out) {
   return false;
 }
 
+bool parse_log_file(const char* text) {
+  // Absolute: a relative path would follow the host's working directory around. PATH_MAX:
+  // longer cannot be opened anyway.
+  return text != nullptr && text[0] == '/' && strnlen(text, PATH_MAX) < PATH_MAX;
+}
+
 bool parse_disable(const char* text, unsigned* out) {
-  if (text == nullptr) return false;
+  if (text == nullptr || *text == '\0') return false;  // set but empty: invalid, like the others
   unsigned mask = 0;
   const char* p = text;
   while (true) {
@@ -118,7 +154,7 @@ bool parse_disable(const char* text, unsigned* out) {
     if (len == 3 && strncasecmp(p, "all", 3) == 0) mask |= kSurfaceExecutorch | kSurfacePthreadpool;
     else if (len == 10 && strncasecmp(p, "executorch", 10) == 0) mask |= kSurfaceExecutorch;
     else if (len == 11 && strncasecmp(p, "pthreadpool", 11) == 0) mask |= kSurfacePthreadpool;
-    else if (!(len == 0 && end == nullptr && p == text)) return false;  // only "" may be empty
+    else return false;  // unknown or empty item
     if (!end) break;
     p = end + 1;
   }

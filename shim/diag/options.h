@@ -18,8 +18,8 @@ struct Options {
   bool secure = false;          // AT_SECURE: the environment was not read
 };
 
-// Parsed on first call (thread-safe, once). Invalid values produce one warning line each, even
-// with logging off, and keep the default.
+// Parsed on first call (thread-safe, once). Invalid values (set but empty ones included) produce
+// one warning line each, even with logging off, and keep the default.
 const Options& options();
 
 // One row of the option table; the table drives parsing, the defaults, `poolshim info` and docs.
@@ -37,6 +37,11 @@ const char* option_raw(const char* name);
 bool parse_threads(const char* text, size_t* out);
 bool parse_log_level(const char* text, LogLevel* out);
 bool parse_disable(const char* text, unsigned* out);
+// POOLSHIM_LOG_FILE: an absolute path shorter than PATH_MAX.
+bool parse_log_file(const char* text);
+// A value as a warning shows it: at most 48 bytes, non-printable bytes as \xHH, the length when
+// cut. Always NUL-terminated within cap; returns buf.
+const char* shown_value(const char* text, char* buf, size_t cap);
 
 // Re-read the environment (tests only; not thread-safe against concurrent options() users).
 void reload_options_for_testing();

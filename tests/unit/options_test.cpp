@@ -36,8 +36,6 @@ TEST(Options, LogLevels) {
 
 TEST(Options, DisableList) {
   unsigned m = 99;
-  EXPECT_TRUE(parse_disable("", &m));
-  EXPECT_EQ(m, 0u);
   EXPECT_TRUE(parse_disable("executorch", &m));
   EXPECT_EQ(m, unsigned{kSurfaceExecutorch});
   EXPECT_TRUE(parse_disable("pthreadpool,executorch", &m));
@@ -48,7 +46,37 @@ TEST(Options, DisableList) {
   EXPECT_FALSE(parse_disable("executorch,", &m));
   EXPECT_FALSE(parse_disable("xnnpack", &m));
   EXPECT_FALSE(parse_disable(",", &m));
+  EXPECT_FALSE(parse_disable("", &m)) << "set but empty is invalid, like every other variable";
+  EXPECT_FALSE(parse_disable(" all", &m));
   EXPECT_EQ(m, 5u);
+}
+
+TEST(Options, LogFileMustBeAbsolute) {
+  EXPECT_TRUE(parse_log_file("/tmp/poolshim.log"));
+  for (const char* bad : {"", "poolshim.log", " /tmp/x", "0", "./x"}) EXPECT_FALSE(parse_log_file(bad)) << bad;
+  std::string huge = "/" + std::string(5000, 'a');
+  EXPECT_FALSE(parse_log_file(huge.c_str()));
+}
+
+// Hostile values give one short line each: non-printable and non-UTF-8 bytes escaped, a long
+// value cut with its length.
+TEST(Options, WarningShowsHostileValuesSafely) {
+  std::string huge(4096, '7');
+  setenv("POOLSHIM_NUM_THREADS", huge.c_str(), 1);
+  setenv("POOLSHIM_LOG", "\xff\xfe\n", 1);
+  testing::internal::CaptureStderr();
+  reload_options_for_testing();
+  std::string err = testing::internal::GetCapturedStderr();
+  unsetenv("POOLSHIM_NUM_THREADS");
+  unsetenv("POOLSHIM_LOG");
+  reload_options_for_testing();
+  EXPECT_NE(err.find("invalid POOLSHIM_NUM_THREADS='777777777777777777777777777777777777777777777777"
+                     "... (4096 bytes)'"), std::string::npos) << err;
+  EXPECT_NE(err.find("invalid POOLSHIM_LOG='\\xff\\xfe\\x0a'"), std::string::npos) << err;
+  size_t lines = 0;
+  for (char c : err) lines += c == '\n';
+  EXPECT_EQ(lines, 2u) << err;
+  EXPECT_LT(err.size(), 400u);
 }
 
 TEST(Options, InvalidEnvironmentKeepsDefaults) {

@@ -104,6 +104,9 @@ inline std::vector<Shape> random_shapes(size_t dims, size_t count, uint32_t seed
 
 // The header's serial snippet for a fully tiled D-dimensional grid:
 //   for (x0 = 0; x0 < r0; x0 += t0) ... body(start, count) with count = min(r - x, t).
+// Written so that x += t cannot wrap near SIZE_MAX (the snippet's literal loop would: with
+// r = SIZE_MAX and t = SIZE_MAX / 2 it never ends): the loop stops after the tile that reaches
+// the end, which is what the snippet means.
 inline void serial_tiles(const Shape& s, size_t dims,
                          const std::function<void(const size_t*, const size_t*)>& body) {
   size_t start[6] = {0}, count[6] = {0};
@@ -113,6 +116,7 @@ inline void serial_tiles(const Shape& s, size_t dims,
       start[d] = x;
       count[d] = std::min(s.r[d] - x, s.t[d]);
       nest(d + 1);
+      if (s.r[d] - x <= s.t[d]) break;  // the last tile: x + t would reach or pass r (or wrap)
     }
   };
   nest(0);

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Invisible when unused (issue 9, point 8): system programs that never ask for a thread pool,
+run without and with LD_PRELOAD of the shim (clean environments, a watchdog): stdout, stderr and
+the exit status must be byte-identical. Two of the commands look at themselves from inside: the
+number of threads (/proc/self/task) and the open file descriptors (/proc/self/fd) of a shell and
+of python3 are part of their output, so an extra thread or descriptor is a difference.
+
+`ls -la /` shows the times of /tmp and friends, which other processes change at any moment: its
+preloaded run must equal the run just before it or the one just after it.
+
+usage: invisible.py --shim LIB
+"""
+import argparse
+import subprocess
+import sys
+
+from proc_checks import FAILURES, check, clean_env
+
+WATCHDOG = 60
+INPUT = "".join(f"line {(i * 7919) % 1000:04d}\n" for i in range(2000))
+COMMANDS = [
+    (["ls", "-la", "/"], None),
+    (["sort"], INPUT),
+    (["sha256sum"], INPUT),
+    (["sh", "-c", "echo out; echo err >&2; ls /proc/$$/task | wc -l; ls /proc/$$/fd; exit 3"], None),
+    (["python3", "-c", "import os, sys; print(len(os.listdir('/proc/self/task')), "
+      "sorted(os.listdir('/proc/self/fd'))); print('err', file=sys.stderr); sys.exit(5)"], None),
+    (["gcc", "--version"], None),
+    (["git", "--version"], None),
+]
+
+
+def run(cmd, stdin, env):
+    try:
+        p = subprocess.run(cmd, input=stdin.encode() if stdin else None, env=env,
+                           capture_output=True, timeout=WATCHDOG)
+        return (p.returncode, p.stdout, p.stderr)
+    except subprocess.TimeoutExpired:
+        return ("hang", b"", b"")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shim", required=True)
+    args = ap.parse_args()
+    plain_env, shim_env = clean_env(), clean_env(LD_PRELOAD=args.shim)
+    for cmd, stdin in COMMANDS:
+        name = " ".join(cmd[:2])
+        before = run(cmd, stdin, plain_env)
+        with_shim = run(cmd, stdin, shim_env)
+        after = run(cmd, stdin, plain_env) if with_shim != before else before
+        same = with_shim in (before, after)
+        check(before[0] != "hang" and same,
+              f"{name}: stdout, stderr and exit status ({before[0]}) identical under the preload")
+        if not same:
+            for label, r in (("without", before), ("with", with_shim)):
+                print(f"--- {label}: rc={r[0]}\n{r[1][:2000]!r}\n{r[2][:2000]!r}")
+    # The self-inspecting commands must really have looked: a shell with one thread and python3.
+    sh = run(COMMANDS[3][0], None, shim_env)
+    check(sh[1].split(b"\n")[1].strip() == b"1", f"sh under the preload has 1 thread ({sh[1][:80]!r})")
+    print(f"invisible: {'FAILED: ' + '; '.join(FAILURES) if FAILURES else 'passed'}")
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

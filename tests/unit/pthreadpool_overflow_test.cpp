@@ -1,0 +1,339 @@
+// Index and tile arithmetic near SIZE_MAX (issue 9, point 12), for every parallelize_* and
+// compute_* function, on the NULL pool (the serial path), on a one-thread handle and on pools of
+// 2 and 4 threads:
+//  - tiled dimensions get ranges up to SIZE_MAX with huge tiles (so each has 1..4 tiles); the
+//    untiled ones stay small, so every call is a few dozen task calls;
+//  - static variants: the same calls, with identical arguments, as the header's serial snippet
+//    (pthreadpool_testing.h, written so that it cannot wrap itself); in the snippet's order when
+//    the call is serial;
+//  - dynamic variants: every call inside the range, starts multiples of the tile, counts whole
+//    tiles unless they reach the end of the range, every tile covered exactly once; serially one
+//    call per row (the minimal number);
+//  - thread_index below the handle's thread count, uarch_index = default_uarch_index.
+// The regression of issue 9: pthreadpool_parallelize_1d_tile_1d_dynamic(pool, f, ctx, SIZE_MAX,
+// SIZE_MAX / 2, 0) handed a last chunk far past the range, and with a NULL pool skipped half of it.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "pthreadpool_testing.h"
+
+using namespace ptp_test;
+
+namespace {
+
+EnvAtLoad g_env("POOLSHIM_NUM_THREADS", "4");
+
+constexpr uint32_t kFlags = PTHREADPOOL_FLAG_YIELD_WORKERS;
+constexpr size_t kMax = SIZE_MAX;
+
+using Invoke = void (*)(pthreadpool_t pool, const Shape& s, Recorder* r);
+
+struct Case {
+  const char* name;
+  size_t dims;
+  unsigned tiled;  // bit d: dimension d is tiled (its count is passed)
+  size_t dynamic;  // 0 = static; else the last `dynamic` dimensions are handed out in runs
+  int uarch_pos;   // position of uarch_index among the task arguments, -1 if none
+  int thread_pos;  // position of thread_index, -1 if none
+  Invoke invoke;
+};
+
+#define CASE(fn, dims, tiled, dyn, upos, tpos, ...)                                            \
+  Case {                                                                                       \
+    "pthreadpool_" #fn, dims, tiled, dyn, upos, tpos,                                          \
+        [](pthreadpool_t pool, const Shape& s, Recorder* r) { pthreadpool_##fn(pool, __VA_ARGS__); } \
+  }
+
+using S = size_t;
+using U = uint32_t;
+#define R(d) s.r[d]
+#define T(d) s.t[d]
+#define UA s.default_uarch, s.max_uarch
+
+const Case kCases[] = {
+    // 1-D
+    CASE(parallelize_1d, 1, 0, 0, -1, -1, &record<S>, r, R(0), kFlags),
+    CASE(parallelize_1d_with_thread, 1, 0, 0, -1, 0, &record<S, S>, r, R(0), kFlags),
+    CASE(parallelize_1d_with_uarch, 1, 0, 0, 0, -1, &record<U, S>, r, UA, R(0), kFlags),
+    CASE(parallelize_1d_tile_1d, 1, 1, 0, -1, -1, &record<S, S>, r, R(0), T(0), kFlags),
+    CASE(parallelize_1d_tile_1d_dynamic, 1, 1, 1, -1, -1, &record<S, S>, r, R(0), T(0), kFlags),
+    CASE(parallelize_1d_tile_1d_dynamic_with_thread, 1, 1, 1, -1, 0, &record<U, S, S>, r, R(0),
+         T(0), kFlags),
+    CASE(parallelize_1d_tile_1d_dynamic_with_uarch_with_thread, 1, 1, 1, 0, 1,
+         &record<U, S, S, S>, r, UA, R(0), T(0), kFlags),
+    // 2-D
+    CASE(parallelize_2d, 2, 0, 0, -1, -1, &record<S, S>, r, R(0), R(1), kFlags),
+    CASE(parallelize_2d_with_thread, 2, 0, 0, -1, 0, &record<S, S, S>, r, R(0), R(1), kFlags),
+    CASE(parallelize_2d_tile_1d, 2, 2, 0, -1, -1, &record<S, S, S>, r, R(0), R(1), T(1), kFlags),
+    CASE(parallelize_2d_tile_1d_with_uarch, 2, 2, 0, 0, -1, &record<U, S, S, S>, r, UA, R(0), R(1),
+         T(1), kFlags),
+    CASE(parallelize_2d_tile_1d_with_uarch_with_thread, 2, 2, 0, 0, 1, &record<U, S, S, S, S>, r,
+         UA, R(0), R(1), T(1), kFlags),
+    CASE(parallelize_2d_tile_1d_dynamic, 2, 2, 1, -1, -1, &record<S, S, S>, r, R(0), R(1), T(1),
+         kFlags),
+    CASE(parallelize_2d_tile_1d_dynamic_with_thread, 2, 2, 1, -1, 0, &record<U, S, S, S>, r, R(0),
+         R(1), T(1), kFlags),
+    CASE(parallelize_2d_tile_1d_dynamic_with_uarch_with_thread, 2, 2, 1, 0, 1,
+         &record<U, S, S, S, S>, r, UA, R(0), R(1), T(1), kFlags),
+    CASE(parallelize_2d_tile_2d, 2, 3, 0, -1, -1, &record<S, S, S, S>, r, R(0), R(1), T(0), T(1),
+         kFlags),
+    CASE(parallelize_2d_tile_2d_with_uarch, 2, 3, 0, 0, -1, &record<U, S, S, S, S>, r, UA, R(0),
+         R(1), T(0), T(1), kFlags),
+    CASE(parallelize_2d_tile_2d_dynamic, 2, 3, 2, -1, -1, &record<S, S, S, S>, r, R(0), R(1), T(0),
+         T(1), kFlags),
+    CASE(parallelize_2d_tile_2d_dynamic_with_uarch, 2, 3, 2, 0, -1, &record<U, S, S, S, S>, r, UA,
+         R(0), R(1), T(0), T(1), kFlags),
+    CASE(parallelize_2d_tile_2d_dynamic_with_thread, 2, 3, 2, -1, 0, &record<U, S, S, S, S>, r,
+         R(0), R(1), T(0), T(1), kFlags),
+    // 3-D
+    CASE(parallelize_3d, 3, 0, 0, -1, -1, &record<S, S, S>, r, R(0), R(1), R(2), kFlags),
+    CASE(parallelize_3d_tile_1d, 3, 4, 0, -1, -1, &record<S, S, S, S>, r, R(0), R(1), R(2), T(2),
+         kFlags),
+    CASE(parallelize_3d_tile_1d_with_thread, 3, 4, 0, -1, 0, &record<S, S, S, S, S>, r, R(0), R(1),
+         R(2), T(2), kFlags),
+    CASE(parallelize_3d_tile_1d_with_uarch, 3, 4, 0, 0, -1, &record<U, S, S, S, S>, r, UA, R(0),
+         R(1), R(2), T(2), kFlags),
+    CASE(parallelize_3d_tile_1d_with_uarch_with_thread, 3, 4, 0, 0, 1, &record<U, S, S, S, S, S>, r,
+         UA, R(0), R(1), R(2), T(2), kFlags),
+    CASE(parallelize_3d_tile_1d_dynamic, 3, 4, 1, -1, -1, &record<S, S, S, S>, r, R(0), R(1), R(2),
+         T(2), kFlags),
+    CASE(parallelize_3d_tile_1d_dynamic_with_thread, 3, 4, 1, -1, 0, &record<U, S, S, S, S>, r,
+         R(0), R(1), R(2), T(2), kFlags),
+    CASE(parallelize_3d_tile_1d_dynamic_with_uarch_with_thread, 3, 4, 1, 0, 1,
+         &record<U, S, S, S, S, S>, r, UA, R(0), R(1), R(2), T(2), kFlags),
+    CASE(parallelize_3d_tile_2d, 3, 6, 0, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1), R(2), T(1),
+         T(2), kFlags),
+    CASE(parallelize_3d_tile_2d_with_uarch, 3, 6, 0, 0, -1, &record<U, S, S, S, S, S>, r, UA, R(0),
+         R(1), R(2), T(1), T(2), kFlags),
+    CASE(parallelize_3d_tile_2d_dynamic, 3, 6, 2, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1),
+         R(2), T(1), T(2), kFlags),
+    CASE(parallelize_3d_tile_2d_dynamic_with_uarch, 3, 6, 2, 0, -1, &record<U, S, S, S, S, S>, r,
+         UA, R(0), R(1), R(2), T(1), T(2), kFlags),
+    CASE(parallelize_3d_tile_2d_dynamic_with_thread, 3, 6, 2, -1, 0, &record<U, S, S, S, S, S>, r,
+         R(0), R(1), R(2), T(1), T(2), kFlags),
+    // 4-D to 6-D
+    CASE(parallelize_4d, 4, 0, 0, -1, -1, &record<S, S, S, S>, r, R(0), R(1), R(2), R(3), kFlags),
+    CASE(parallelize_4d_tile_1d, 4, 8, 0, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1), R(2), R(3),
+         T(3), kFlags),
+    CASE(parallelize_4d_tile_2d, 4, 12, 0, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1), R(2),
+         R(3), T(2), T(3), kFlags),
+    CASE(parallelize_4d_tile_2d_with_uarch, 4, 12, 0, 0, -1, &record<U, S, S, S, S, S, S>, r, UA,
+         R(0), R(1), R(2), R(3), T(2), T(3), kFlags),
+    CASE(parallelize_4d_tile_2d_dynamic, 4, 12, 2, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1),
+         R(2), R(3), T(2), T(3), kFlags),
+    CASE(parallelize_4d_tile_2d_dynamic_with_uarch, 4, 12, 2, 0, -1, &record<U, S, S, S, S, S, S>,
+         r, UA, R(0), R(1), R(2), R(3), T(2), T(3), kFlags),
+    CASE(parallelize_5d, 5, 0, 0, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1), R(2), R(3), R(4),
+         kFlags),
+    CASE(parallelize_5d_tile_1d, 5, 16, 0, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1), R(2),
+         R(3), R(4), T(4), kFlags),
+    CASE(parallelize_5d_tile_2d, 5, 24, 0, -1, -1, &record<S, S, S, S, S, S, S>, r, R(0), R(1),
+         R(2), R(3), R(4), T(3), T(4), kFlags),
+    CASE(parallelize_6d, 6, 0, 0, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1), R(2), R(3),
+         R(4), R(5), kFlags),
+    CASE(parallelize_6d_tile_1d, 6, 32, 0, -1, -1, &record<S, S, S, S, S, S, S>, r, R(0), R(1),
+         R(2), R(3), R(4), R(5), T(5), kFlags),
+    CASE(parallelize_6d_tile_2d, 6, 48, 0, -1, -1, &record<S, S, S, S, S, S, S, S>, r, R(0), R(1),
+         R(2), R(3), R(4), R(5), T(4), T(5), kFlags),
+    // compute_* (every dimension of the *_tiled ones is tiled)
+    CASE(compute_1d, 1, 0, 0, -1, -1, &record<S>, r, R(0)),
+    CASE(compute_1d_tiled, 1, 1, 0, -1, -1, &record<S, S>, r, R(0), T(0)),
+    CASE(compute_2d, 2, 0, 0, -1, -1, &record<S, S>, r, R(0), R(1)),
+    CASE(compute_2d_tiled, 2, 3, 0, -1, -1, &record<S, S, S, S>, r, R(0), R(1), T(0), T(1)),
+    CASE(compute_3d_tiled, 3, 7, 0, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1), R(2), T(0),
+         T(1), T(2)),
+    CASE(compute_4d_tiled, 4, 15, 0, -1, -1, &record<S, S, S, S, S, S, S, S>, r, R(0), R(1), R(2),
+         R(3), T(0), T(1), T(2), T(3)),
+};
+
+// Ranges and tiles near SIZE_MAX: every (range, tile) pair below gives 1 to 4 tiles.
+const size_t kHugeRanges[] = {kMax,          kMax - 1,     kMax - 2,           kMax / 2,
+                              kMax / 2 + 1,  size_t{1} << 63, (size_t{1} << 63) + 5};
+const size_t kHugeTiles[] = {kMax,          kMax - 1,      kMax / 2,           kMax / 2 + 1,
+                             kMax / 3,      (size_t{1} << 62) + 1, size_t{1} << 63};
+
+std::vector<Shape> huge_shapes(const Case& c, size_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+  std::vector<Shape> out;
+  for (size_t n = 0; n < count; ++n) {
+    Shape s;
+    for (size_t d = 0; d < c.dims; ++d) {
+      if (c.tiled & (1u << d)) {
+        s.r[d] = kHugeRanges[pick(std::size(kHugeRanges))];
+        s.t[d] = kHugeTiles[pick(std::size(kHugeTiles))];
+        if (pick(6) == 0) s.r[d] = 1 + pick(5);  // now and then a small range with a huge tile
+      } else {
+        s.r[d] = 1 + pick(3);
+        s.t[d] = 1;
+      }
+    }
+    s.default_uarch = static_cast<uint32_t>(pick(4));
+    s.max_uarch = static_cast<uint32_t>(pick(4));
+    out.push_back(s);
+  }
+  return out;
+}
+
+struct Parsed {
+  size_t uarch = 0, thread = 0;
+  Call rest;
+};
+Parsed parse(const Case& c, const Call& call) {
+  Parsed p;
+  for (size_t i = 0; i < call.size(); ++i) {
+    if (static_cast<int>(i) == c.uarch_pos) p.uarch = call[i];
+    else if (static_cast<int>(i) == c.thread_pos) p.thread = call[i];
+    else p.rest.push_back(call[i]);
+  }
+  return p;
+}
+
+std::vector<Call> reference(const Case& c, const Shape& s) {
+  std::vector<Call> out;
+  serial_tiles(s, c.dims, [&](const size_t* start, const size_t* count) {
+    Call call(start, start + c.dims);
+    for (size_t d = 0; d < c.dims; ++d)
+      if (c.tiled & (1u << d)) call.push_back(count[d]);
+    out.push_back(call);
+  });
+  return out;
+}
+
+size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
+
+// The dynamic contract at tile granularity (cells cannot be enumerated near SIZE_MAX); "" when
+// met. A call is [start, start + count) per dimension; on a dynamic dimension it must cover whole
+// tiles, the last one clipped to the range: count == min(n * tile, range - start).
+std::string check_dynamic(const Case& c, const Shape& s, const std::vector<Call>& calls) {
+  size_t tiles[6], total = 1;
+  for (size_t d = 0; d < c.dims; ++d) {
+    tiles[d] = ceil_div(s.r[d], s.t[d]);
+    total *= tiles[d];
+  }
+  std::vector<int> seen(total, 0);
+  for (const Call& call : calls) {
+    size_t first[6], n[6];
+    size_t k = c.dims;
+    for (size_t d = 0; d < c.dims; ++d) {
+      const size_t start = call[d];
+      const bool dyn = d >= c.dims - c.dynamic;
+      const size_t count = dyn ? call[k++] : 1;
+      if (count == 0 || start >= s.r[d] || count > s.r[d] - start) return "call outside the range";
+      if (start % s.t[d] != 0) return "start not a multiple of the tile";
+      first[d] = start / s.t[d];
+      n[d] = ceil_div(count, s.t[d]);
+      size_t whole;
+      bool wraps = __builtin_mul_overflow(n[d], s.t[d], &whole);
+      size_t expect = (wraps || whole > s.r[d] - start) ? s.r[d] - start : whole;
+      if (count != expect) return "count not whole tiles before the end of the range";
+    }
+    std::function<void(size_t, size_t)> mark = [&](size_t d, size_t flat) {
+      if (d == c.dims) return void(++seen[flat]);
+      for (size_t x = first[d]; x < first[d] + n[d]; ++x) mark(d + 1, flat * tiles[d] + x);
+    };
+    mark(0, 0);
+  }
+  for (size_t i = 0; i < total; ++i)
+    if (seen[i] != 1) return "tile " + std::to_string(i) + " covered " + std::to_string(seen[i]) + " times";
+  return "";
+}
+
+// Serially, one call per row: as many calls as rows (the outer, undynamic dimensions times the
+// rows of the first dynamic dimension when the last one has more than one tile).
+size_t minimal_serial_calls(const Case& c, const Shape& s) {
+  size_t outer = 1;
+  for (size_t d = 0; d + c.dynamic < c.dims; ++d) outer *= s.r[d];
+  if (c.dynamic == 2 && ceil_div(s.r[c.dims - 1], s.t[c.dims - 1]) > 1)
+    outer *= ceil_div(s.r[c.dims - 2], s.t[c.dims - 2]);
+  return outer;
+}
+
+class Overflow : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Overflow, MatchesTheSerialReferenceNearSizeMax) {
+  const Case& c = GetParam();
+  uint32_t seed = 11;
+  for (const char* p = c.name; *p; ++p) seed = seed * 131 + static_cast<uint8_t>(*p);
+  const auto shapes = huge_shapes(c, 12, seed);
+
+  pthreadpool_t wide = pthreadpool_create(0);  // keeps the one pool at the budget (4)
+  for (size_t threads : {size_t{0}, size_t{1}, size_t{2}, size_t{4}}) {
+    pthreadpool_t pool = threads ? pthreadpool_create(threads) : nullptr;
+    const size_t limit = pthreadpool_get_threads_count(pool);
+    for (const Shape& s : shapes) {
+      SCOPED_TRACE(std::string(c.name) + " threads=" + std::to_string(threads) + " " + s.str());
+      Recorder rec;
+      c.invoke(pool, s, &rec);
+      std::vector<Call> rest;
+      for (const Call& call : rec.calls) {
+        Parsed p = parse(c, call);
+        if (c.uarch_pos >= 0) EXPECT_EQ(p.uarch, s.default_uarch);
+        if (c.thread_pos >= 0) EXPECT_LT(p.thread, limit);
+        rest.push_back(p.rest);
+      }
+      if (c.dynamic == 0) {
+        std::vector<Call> ref = reference(c, s);
+        if (threads <= 1) {
+          EXPECT_EQ(rest, ref);
+        } else {
+          std::sort(rest.begin(), rest.end());
+          std::sort(ref.begin(), ref.end());
+          EXPECT_EQ(rest, ref);
+        }
+      } else {
+        EXPECT_EQ(check_dynamic(c, s, rest), "");
+        if (threads <= 1) EXPECT_EQ(rest.size(), minimal_serial_calls(c, s));
+      }
+    }
+    if (pool) pthreadpool_destroy(pool);
+  }
+  pthreadpool_destroy(wide);
+}
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+INSTANTIATE_TEST_SUITE_P(AllShapes, Overflow, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::string(info.param.name + sizeof("pthreadpool_") - 1);
+                         });
+
+// The case of issue 9, literally: the range is [0, SIZE_MAX), 3 tiles (SIZE_MAX is odd).
+TEST(OverflowRegression, OneDimDynamicHalfRangeTile) {
+  Recorder r;
+  pthreadpool_parallelize_1d_tile_1d_dynamic(nullptr, &record<S, S>, &r, kMax, kMax / 2, 0);
+  EXPECT_EQ(r.calls, (std::vector<Call>{{0, kMax}}));  // serial: the whole range in one call
+
+  for (size_t threads : {size_t{1}, size_t{2}, size_t{4}}) {
+    pthreadpool_t pool = pthreadpool_create(threads);
+    r.clear();
+    pthreadpool_parallelize_1d_tile_1d_dynamic(pool, &record<S, S>, &r, kMax, kMax / 2, kFlags);
+    std::vector<Call> calls = r.sorted();
+    size_t covered = 0;  // the calls tile [0, SIZE_MAX) end to end
+    for (const Call& call : calls) {
+      ASSERT_EQ(call[0], covered) << threads;
+      ASSERT_LE(call[1], kMax - call[0]) << "a call past the end of the range, threads=" << threads;
+      covered += call[1];
+    }
+    EXPECT_EQ(covered, kMax) << threads;
+    pthreadpool_destroy(pool);
+  }
+}
+
+// An untiled grid whose cell count does not fit in size_t cannot be run: nothing is called (one
+// warning line), on every path, instead of a wrapped product running a wrong grid.
+TEST(OverflowRegression, TooManyCellsRunNothing) {
+  pthreadpool_t pool = pthreadpool_create(2);
+  for (pthreadpool_t p : {static_cast<pthreadpool_t>(nullptr), pool}) {
+    Recorder r;
+    pthreadpool_parallelize_2d(p, &record<S, S>, &r, size_t{1} << 33, size_t{1} << 31, kFlags);
+    pthreadpool_parallelize_3d_tile_2d(p, &record<S, S, S, S, S>, &r, size_t{1} << 40, 1 << 20,
+                                       1 << 20, 1, 1, kFlags);
+    pthreadpool_parallelize_2d_tile_1d_dynamic(p, &record<S, S, S>, &r, kMax, kMax, 1, kFlags);
+    EXPECT_TRUE(r.calls.empty());
+  }
+  pthreadpool_destroy(pool);
+}
+
+}  // namespace
