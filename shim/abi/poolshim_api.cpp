@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "budget/budget.h"
+#include "budget/group.h"
 #include "core/grants.h"
 #include "core/pool.h"
 #include "diag/options.h"
@@ -78,6 +79,18 @@ POOLSHIM_API int poolshim_get_info(struct poolshim_info* info) {
   set_if_fits(info, &poolshim_info::live_requests, poolshim::core::live_requests());
   set_if_fits(info, &poolshim_info::disabled_surfaces, static_cast<uint32_t>(o.disabled));
   set_if_fits(info, &poolshim_info::log_level, static_cast<int>(o.log_level));
+  // The group is joined on the first parallel call; before that (or when the ledger could not be
+  // used) the name is reported with 0 members.
+  namespace group = poolshim::budget::group;
+  bool in = group::in_group();
+  set_if_fits(info, &poolshim_info::group, group::name());
+  set_if_fits(info, &poolshim_info::group_members, in ? group::members(group::self()) : size_t{0});
+  size_t busy = 0;
+  if (in) {
+    long b = group::busy(group::self());
+    busy = b > 0 ? static_cast<size_t>(b) : 0;
+  }
+  set_if_fits(info, &poolshim_info::group_busy, busy);
   return 0;
 }
 

@@ -22,6 +22,9 @@ constexpr OptionInfo kTable[] = {
      "append log lines to this file instead (opened O_APPEND|O_CLOEXEC|O_NOFOLLOW)"},
     {"POOLSHIM_DISABLE", "(unset)",
      "comma list of surfaces to pass through untouched: executorch, pthreadpool, or all"},
+    {"POOLSHIM_GROUP", "(unset: the budget is the process's own)",
+     "share the budget with the processes of this group (same user): a name of 1 to 64 of "
+     "A-Z a-z 0-9 _ . -"},
     {nullptr, nullptr, nullptr},
 };
 
@@ -61,6 +64,11 @@ void load() {
     if (!parse_disable(v, &o.disabled))
       warn_always("invalid POOLSHIM_DISABLE='%.64s' (want a comma list of executorch, "
                   "pthreadpool, all); nothing disabled", v);
+  }
+  if (const char* v = read_env("POOLSHIM_GROUP")) {
+    if (parse_group(v)) o.group = v;
+    else warn_always("invalid POOLSHIM_GROUP='%.80s' (want 1 to 64 of A-Z a-z 0-9 _ . -); "
+                     "not joining a group", v);
   }
   g_options = o;
 }
@@ -106,6 +114,18 @@ bool parse_log_level(const char* text, LogLevel* out) {
     }
   }
   return false;
+}
+
+bool parse_group(const char* text) {
+  if (text == nullptr) return false;
+  size_t n = 0;
+  for (const char* p = text; *p; ++p, ++n) {
+    char c = *p;
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-';
+    if (!ok || n >= kMaxGroupName) return false;
+  }
+  return n > 0;
 }
 
 bool parse_disable(const char* text, unsigned* out) {

@@ -15,6 +15,7 @@ struct Options {
   LogLevel log_level = LogLevel::off;
   const char* log_file = nullptr;  // POOLSHIM_LOG_FILE; nullptr = stderr
   unsigned disabled = 0;        // POOLSHIM_DISABLE as a mask of Surface bits
+  const char* group = nullptr;  // POOLSHIM_GROUP (validated by parse_group); nullptr = none
   bool secure = false;          // AT_SECURE: the environment was not read
 };
 
@@ -37,6 +38,10 @@ const char* option_raw(const char* name);
 bool parse_threads(const char* text, size_t* out);
 bool parse_log_level(const char* text, LogLevel* out);
 bool parse_disable(const char* text, unsigned* out);
+// A group name: 1 to kMaxGroupName characters of [A-Za-z0-9_.-] (it becomes part of a file name
+// under /dev/shm, so no '/', no spaces, nothing to escape).
+constexpr size_t kMaxGroupName = 64;
+bool parse_group(const char* text);
 
 // Re-read the environment (tests only; not thread-safe against concurrent options() users).
 void reload_options_for_testing();

@@ -1,0 +1,84 @@
+// Busy-thread accounting (core/busy.h): a process-local atomic counter, or the group ledger when
+// POOLSHIM_GROUP is set and usable (budget/group.h). The mode is decided on the first call, that
+// is the first parallel call (nothing is mapped before), and read with one relaxed load after.
+#include "core/busy.h"
+
+#include <pthread.h>
+
+#include <atomic>
+
+#include "budget/budget.h"
+#include "budget/group.h"
+
+namespace poolshim::core::busy {
+namespace {
+
+enum Mode : int { kUndecided = 0, kLocal = 1, kGroup = 2 };
+
+std::atomic<int> g_mode{kUndecided};
+std::atomic<long> g_local{0};     // threads busy in this process (local mode)
+std::atomic<size_t> g_limit{0};   // set_limit(); 0 = not set yet: the computed budget
+pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+// fork(): the child has one thread; the ledger needs a slot of its own (the parent's share stays
+// the parent's). The local count restarts at 0: the child's pool has no workers yet. (A fork from
+// inside a pool call leaves that one thread's leave() unmatched; the count then drops below 0
+// briefly, which only lets one more worker in.)
+void atfork_child() {
+  g_local.store(0, std::memory_order_relaxed);
+  if (g_mode.load(std::memory_order_relaxed) == kGroup) {
+    budget::group::atfork_child();
+    if (!budget::group::in_group()) g_mode.store(kLocal, std::memory_order_relaxed);
+  }
+}
+
+void decide() {
+  if (g_limit.load(std::memory_order_relaxed) == 0)
+    g_limit.store(budget::current().threads, std::memory_order_relaxed);
+  pthread_atfork(nullptr, nullptr, atfork_child);
+  g_mode.store(budget::group::join_configured() ? kGroup : kLocal, std::memory_order_release);
+}
+
+inline int mode() {
+  int m = g_mode.load(std::memory_order_acquire);
+  if (__builtin_expect(m != kUndecided, 1)) return m;
+  pthread_once(&g_once, decide);
+  return g_mode.load(std::memory_order_acquire);
+}
+
+inline long limit() { return static_cast<long>(g_limit.load(std::memory_order_relaxed)); }
+
+}  // namespace
+
+void caller_enter() {
+  if (mode() == kGroup) return budget::group::caller_enter(budget::group::self());
+  g_local.fetch_add(1, std::memory_order_relaxed);
+}
+
+void caller_leave() {
+  if (mode() == kGroup) return budget::group::caller_leave(budget::group::self());
+  g_local.fetch_sub(1, std::memory_order_relaxed);
+}
+
+bool worker_try_enter() {
+  if (mode() == kGroup) return budget::group::worker_try_enter(budget::group::self(), limit());
+  long cur = g_local.load(std::memory_order_relaxed);
+  while (cur < limit()) {
+    if (g_local.compare_exchange_weak(cur, cur + 1, std::memory_order_relaxed)) return true;
+  }
+  return false;
+}
+
+void worker_leave() {
+  if (mode() == kGroup) return budget::group::worker_leave(budget::group::self());
+  g_local.fetch_sub(1, std::memory_order_relaxed);
+}
+
+bool over_budget() {
+  if (mode() == kGroup) return budget::group::over_budget(budget::group::self(), limit());
+  return g_local.load(std::memory_order_relaxed) > limit();
+}
+
+void set_limit(size_t threads) { g_limit.store(threads == 0 ? 1 : threads, std::memory_order_relaxed); }
+
+}  // namespace poolshim::core::busy
