@@ -14,6 +14,8 @@
 #include <limits>
 
 #include "budget/budget.h"
+#include "budget/group.h"
+#include "core/busy.h"
 #include "core/engine.h"
 #include "diag/log.h"
 
@@ -116,6 +118,7 @@ struct Call {
   void* ctx;
   size_t range;
   std::atomic<size_t> next{0};  // lanes mode: the next unclaimed item
+  bool counted = false;         // group mode: workers account in core/busy.h (interim hook)
 };
 
 // Full width: the engine hands out items itself (its own work stealing).
@@ -130,10 +133,18 @@ void full_width_item(void* c, size_t item) {
 // most `lanes` threads work on the call and the lane number is an exclusive thread index.
 void lane(void* c, size_t lane_index) {
   auto* call = static_cast<Call*>(c);
+  // Interim group hook (until the scheduler lands): a worker runs only while the group has a free
+  // slot and stops between items when over budget; its items are claimed by the others (the
+  // caller's lane always runs to the end, so every item is still run exactly once).
+  bool counted = call->counted && !t_is_caller;
+  if (counted && !busy::worker_try_enter()) return;
   ++t_task_depth;
-  for (size_t i; (i = call->next.fetch_add(1, std::memory_order_relaxed)) < call->range;)
+  for (size_t i; (i = call->next.fetch_add(1, std::memory_order_relaxed)) < call->range;) {
     call->fn(call->ctx, lane_index, i);
+    if (counted && busy::over_budget()) break;
+  }
   --t_task_depth;
+  if (counted) busy::worker_leave();
 }
 
 void run_serial(size_t range, TaskFn fn, void* ctx) {
@@ -165,10 +176,17 @@ void run(size_t range, TaskFn fn, void* ctx, size_t max_threads, uint32_t engine
   const engine::Api* api = engine::api();
   Call call{fn, ctx, range};
   t_is_caller = true;
-  if (lanes == size && range > size)
+  // Interim group hook: with POOLSHIM_GROUP the caller counts as busy, every call goes through
+  // lanes (so a worker can skip it) and workers sleep right after (a spinning idle worker would
+  // take CPU from the other members).
+  busy::caller_enter();
+  call.counted = budget::group::in_group();
+  if (call.counted) engine_flags |= kFlagYieldWorkers;
+  if (lanes == size && range > size && !call.counted)
     api->parallelize_1d(g_engine_pool, full_width_item, &call, range, engine_flags);
   else
     api->parallelize_1d(g_engine_pool, lane, &call, lanes, engine_flags);
+  busy::caller_leave();
   t_is_caller = false;
   pthread_mutex_unlock(&g_run_mutex);
 }
