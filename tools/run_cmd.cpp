@@ -1,6 +1,6 @@
-// poolshim run [--threads N] [--log LEVEL] [--library PATH] -- CMD ARGS...
+// poolshim run [--threads N] [--log LEVEL] [--group NAME] [--library PATH] -- CMD ARGS...
 // Prepends libpoolshim.so to LD_PRELOAD (keeping what is there), sets POOLSHIM_NUM_THREADS and
-// POOLSHIM_LOG when asked, and execs the command in place (same pid, same stdio).
+// POOLSHIM_LOG / POOLSHIM_GROUP when asked, and execs the command in place (same pid, same stdio).
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,13 +17,15 @@ namespace poolshim::cli {
 namespace {
 
 const char kRunHelp[] =
-    "usage: poolshim run [--threads N] [--log LEVEL] [--library PATH] [--] CMD [ARGS...]\n"
+    "usage: poolshim run [--threads N] [--log LEVEL] [--group NAME] [--library PATH] [--] CMD [ARGS...]\n"
     "\n"
     "Runs CMD with libpoolshim.so preloaded, so that the thread pools of the modules it loads\n"
     "become one process-wide pool.\n"
     "\n"
     "  --threads N     set POOLSHIM_NUM_THREADS=N, the thread budget (1..4096)\n"
     "  --log LEVEL     set POOLSHIM_LOG=LEVEL: off, warn, info (explains every module) or debug\n"
+    "  --group NAME    set POOLSHIM_GROUP=NAME: share the budget with the other processes of\n"
+    "                  this group (same user; NAME is 1 to 64 of A-Z a-z 0-9 _ . -)\n"
     "  --library PATH  preload this libpoolshim.so instead of the one next to the command\n"
     "  -h, --help      this text\n"
     "\n"
@@ -60,6 +62,7 @@ bool already_preloaded(const std::string& list, const std::string& lib) {
 int run_main(int argc, char** argv) {
   const char* threads = nullptr;
   const char* level = nullptr;
+  const char* group = nullptr;
   std::string library;
   int i = 0;
   for (; i < argc; ++i) {
@@ -78,6 +81,8 @@ int run_main(int argc, char** argv) {
     else if (strncmp(a, "--threads=", 10) == 0) threads = a + 10;
     else if (strcmp(a, "--log") == 0 && has_value) level = argv[++i];
     else if (strncmp(a, "--log=", 6) == 0) level = a + 6;
+    else if (strcmp(a, "--group") == 0 && has_value) group = argv[++i];
+    else if (strncmp(a, "--group=", 8) == 0) group = a + 8;
     else if (strcmp(a, "--library") == 0 && has_value) library = argv[++i];
     else if (strncmp(a, "--library=", 10) == 0) library = a + 10;
     else return usage_error("unknown option or missing value: %s", a);
@@ -90,6 +95,8 @@ int run_main(int argc, char** argv) {
   diag::LogLevel lv;
   if (level != nullptr && !diag::parse_log_level(level, &lv))
     return usage_error("--log wants off, warn, info or debug, not '%s'", level);
+  if (group != nullptr && !diag::parse_group(group))
+    return usage_error("--group wants 1 to 64 of A-Z a-z 0-9 _ . -, not '%s'", group);
 
   if (library.empty()) {
     std::string tried;
@@ -115,6 +122,7 @@ int run_main(int argc, char** argv) {
   setenv("LD_PRELOAD", preload.c_str(), 1);
   if (threads != nullptr) setenv("POOLSHIM_NUM_THREADS", threads, 1);
   if (level != nullptr) setenv("POOLSHIM_LOG", level, 1);
+  if (group != nullptr) setenv("POOLSHIM_GROUP", group, 1);
 
   execvp(argv[i], argv + i);
   fprintf(stderr, "poolshim run: cannot execute %s: %s\n", argv[i], strerror(errno));
