@@ -41,6 +41,10 @@ std::atomic<size_t> g_next_worker_index{1};
 
 pthread_once_t g_atfork_once = PTHREAD_ONCE_INIT;
 
+// Group mode (interim hook): the engine generation whose workers were told to sleep when idle.
+// Under g_run_mutex.
+unsigned g_quiet_generation = 0;
+
 // Per-thread state. t_task_depth > 0 while the thread runs a task (nested calls go inline).
 POOLSHIM_FAST_TLS thread_local unsigned t_task_depth = 0;
 POOLSHIM_FAST_TLS thread_local bool t_is_caller = false;
@@ -181,11 +185,39 @@ void run(size_t range, TaskFn fn, void* ctx, size_t max_threads, uint32_t engine
   // take CPU from the other members).
   busy::caller_enter();
   call.counted = budget::group::in_group();
-  if (call.counted) engine_flags |= kFlagYieldWorkers;
+  if (call.counted) {
+    engine_flags |= kFlagYieldWorkers;
+    // New engine workers spin-wait for their first command (pthreadpool spins unless the last
+    // command had the yield flag): hand them an empty command with the flag once per engine, so
+    // that idle workers sleep instead of taking CPU from the other members.
+    unsigned gen = g_generation.load(std::memory_order_relaxed);
+    if (g_quiet_generation != gen) {
+      g_quiet_generation = gen;
+      api->parallelize_1d(g_engine_pool, [](void*, size_t) {}, nullptr, size, kFlagYieldWorkers);
+    }
+    // The engine wakes every worker for every call: when the group has no free slot, do not
+    // wake them only to find that out (they would take CPU from the other members).
+    if (!busy::worker_try_enter()) {
+      t_is_caller = false;
+      pthread_mutex_unlock(&g_run_mutex);
+      run_serial(range, fn, ctx);
+      busy::caller_leave();
+      return;
+    }
+    busy::worker_leave();
+  }
   if (lanes == size && range > size && !call.counted)
     api->parallelize_1d(g_engine_pool, full_width_item, &call, range, engine_flags);
   else
     api->parallelize_1d(g_engine_pool, lane, &call, lanes, engine_flags);
+  if (call.counted) {
+    // The engine may have handed every lane (the caller's too) to workers that found the group
+    // full and returned: the caller runs what is left (no lane is running any more, so index 0
+    // is free).
+    ++t_task_depth;
+    for (size_t i; (i = call.next.fetch_add(1, std::memory_order_relaxed)) < range;) fn(ctx, 0, i);
+    --t_task_depth;
+  }
   busy::caller_leave();
   t_is_caller = false;
   pthread_mutex_unlock(&g_run_mutex);
