@@ -247,6 +247,10 @@ for exe in "${MICRO_TARGETS[@]}"; do
       printf "%s\t%s\t%s\t%s\n", exe, n, med, unit[n] } }' >>"$DATA/micro.tsv"
 done
 
+# 5. four processes with and without POOLSHIM_GROUP (its own script; writes $OUT_DIR/group.md)
+"$ROOT/bench/group_bench.sh" --no-build --build-dir "$BUILD_DIR" --out "$OUT_DIR" --runs "$RUNS" \
+  >/dev/null 2>>"$DATA/stderr.log" || log "group bench failed (see $DATA/stderr.log)"
+
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 ELAPSED=$(( $(date +%s) - START_S ))
 
