@@ -135,6 +135,30 @@ TEST_F(GroupLedger, ReclaimsTheShareOfADeadMember) {
   leave(&self);
 }
 
+// fork(): the child inherits the mapping and the parent's slot; it must take its own, so that
+// its counts are not given back (or kept) with the parent's.
+TEST_F(GroupLedger, ForkedChildTakesItsOwnSlot) {
+  Member parent;
+  ASSERT_TRUE(join_ok(&parent));
+  caller_enter(parent);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    Member m = parent;
+    if (!reregister_after_fork(&m) || m.slot == parent.slot) _exit(3);
+    caller_enter(m);
+    _exit(members(m) == 2 ? 0 : 4);  // dies holding one count in its own slot
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(busy(parent), 2);
+  EXPECT_EQ(reclaim(parent), 1) << "only the child's share is given back";
+  EXPECT_EQ(busy(parent), 1);
+  caller_leave(parent);
+  leave(&parent);
+}
+
 TEST_F(GroupLedger, FreesTheSlotsOfDeadMembersWhenFull) {
   std::vector<Member> live(kMaxMembers);
   for (auto& m : live) ASSERT_TRUE(join_ok(&m));
