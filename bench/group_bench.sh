@@ -70,31 +70,43 @@ def launch(count, group):
     procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
              for _ in range(count)]
     samples = []
-    while any(p.poll() is None for p in procs):
+    running = {p.pid: p for p in procs}
+    cpu = 0.0
+    while running:
         if time.monotonic() - t0 > timeout:
             for p in procs:
                 p.kill()
             sys.exit("group_bench: a run took more than %d s" % timeout)
-        if count > 1:
-            samples.append(threads_in_r([p.pid for p in procs]))
+        for pid in list(running):
+            # wait4 gives the CPU time each host used: a measure the machine's other load
+            # does not change much (spinning idle workers cost CPU; waiting ones do not).
+            got, status, usage = os.wait4(pid, os.WNOHANG)
+            if got == pid:
+                running.pop(pid).returncode = os.waitstatus_to_exitcode(status)
+                cpu += usage.ru_utime + usage.ru_stime
+        if count > 1 and running:
+            samples.append(threads_in_r(list(running)))
         time.sleep(0.002)
     wall = (time.monotonic() - t0) * 1000
     for p in procs:
-        out, err = p.communicate()
+        out, err = p.stdout.read(), p.stderr.read()
         if p.returncode != 0 or b"status=ok" not in out:
             sys.exit("group_bench: a host failed (%d):\n%s\n%s" % (p.returncode, out.decode(), err.decode()))
-    return wall, samples
+    return wall, samples, cpu * 1000
 
 
 ideal, without, grouped = [], [], []
 s_without, s_grouped = [], []
+cpu_ideal, cpu_without, cpu_grouped = [], [], []
 for r in range(runs):
-    ideal.append(launch(1, None)[0])
-    w, s = launch(4, None)
-    without.append(w); s_without += s
+    w, _, c = launch(1, None)
+    ideal.append(w); cpu_ideal.append(c)
+    w, s, c = launch(4, None)
+    without.append(w); s_without += s; cpu_without.append(c)
     group = "bench-%d-%d" % (os.getpid(), r)
     try:
-        w, s = launch(4, group)
+        w, s, c = launch(4, group)
+        cpu_grouped.append(c)
     finally:
         path = "/dev/shm/poolshim-%d-%s" % (os.geteuid(), group)
         if os.path.exists(path):
@@ -105,9 +117,13 @@ budget = os.cpu_count() if not hasattr(os, "sched_getaffinity") else len(os.sche
 med_ideal = statistics.median(ideal)
 
 
-def row(name, walls):
-    m = statistics.median(walls)
-    return "| %s | %.0f | %.0f | %.0f | %.2f |" % (name, m, min(walls), max(walls), m / (4 * med_ideal))
+med_cpu_ideal = statistics.median(cpu_ideal)
+
+
+def row(name, walls, cpus):
+    m, c = statistics.median(walls), statistics.median(cpus)
+    return "| %s | %.0f | %.0f | %.0f | %.2f | %.0f | %.2f |" % (
+        name, m, min(walls), max(walls), m / (4 * med_ideal), c, c / (4 * med_cpu_ideal))
 
 
 def dist(samples):
@@ -129,12 +145,15 @@ lines = [
     "4 legacy hosts (module_a, %d parallel_for calls of %d items of %.1f us) at once under the shim,"
     " budget %d each (affinity mask); %d runs, interleaved; load average before: %s." %
     (calls, items, spin_ns / 1000, budget, runs, open("/proc/loadavg").read().split()[0]),
-    "Ideal = 4 x one host alone (median %.0f ms): the four one after the other at full speed." % med_ideal,
+    "Ideal = 4 x one host alone (median %.0f ms wall, %.0f ms CPU): the four one after the other."
+    % (med_ideal, med_cpu_ideal),
+    "CPU = user + system time of the 4 hosts (wait4): it does not depend much on the machine's"
+    " other load, the wall time does.",
     "",
-    "| 4 processes | median ms | min | max | median / ideal |",
-    "|---|---|---|---|---|",
-    row("without group", without),
-    row("POOLSHIM_GROUP", grouped),
+    "| 4 processes | median wall ms | min | max | wall / ideal | median CPU ms | CPU / ideal |",
+    "|---|---|---|---|---|---|---|",
+    row("without group", without, cpu_without),
+    row("POOLSHIM_GROUP", grouped, cpu_grouped),
     "",
     "Threads of the 4 processes in state R, sampled every ~2 ms (/proc/PID/task/*/stat):",
     "",
