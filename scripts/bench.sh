@@ -293,6 +293,9 @@ if [ -x "$BIN/ptp_shapes_bench" ]; then
 else
   log "pthreadpool shapes: ptp_shapes_bench not built, skipped"
 fi
+# 5. four processes with and without POOLSHIM_GROUP (its own script; writes $OUT_DIR/group.md)
+"$ROOT/bench/group_bench.sh" --no-build --build-dir "$BUILD_DIR" --out "$OUT_DIR" --runs "$RUNS" \
+  >/dev/null 2>>"$DATA/stderr.log" || log "group bench failed (see $DATA/stderr.log)"
 
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 ELAPSED=$(( $(date +%s) - START_S ))

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "budget/budget.h"
+#include "budget/group_ledger.h"
 #include "budget/topology.h"
 #include "cli.h"
 #include "diag/options.h"
@@ -120,6 +121,22 @@ int info_here(bool json) {
   }
   printf("in force: log level %s, log to %s, disabled surfaces: %s\n", level_name(opt.log_level),
          opt.log_file != nullptr ? opt.log_file : "stderr", disabled_text(opt.disabled));
+  if (opt.group != nullptr) {
+    // Read-only look at the ledger: `poolshim info` itself never joins the group.
+    char path[160], why[320];
+    long busy = 0;
+    size_t members = 0, creator = 0;
+    if (!budget::group::ledger_path(opt.group, path, sizeof path))
+      printf("group: %s (name too long for a ledger path)\n", opt.group);
+    else if (budget::group::peek(path, &busy, &members, &creator, why, sizeof why))
+      printf("group: %s, ledger %s: %zu live member%s, %ld thread%s busy; each member bounds the "
+             "group by its own budget (creator's: %zu)\n", opt.group, path, members,
+             members == 1 ? "" : "s", busy, busy == 1 ? "" : "s", creator);
+    else
+      printf("group: %s (%s)\n", opt.group, why);
+  } else {
+    printf("group: none (the budget is this process's own; POOLSHIM_GROUP shares it)\n");
+  }
   printf("library: %s\n", lib.empty() ? "not found next to this command" : lib.c_str());
   printf("version: %s\n", POOLSHIM_VERSION_STRING);
   return kExitOk;

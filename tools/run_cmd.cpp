@@ -14,6 +14,7 @@
 #include <string>
 
 #include "budget/budget.h"
+#include "diag/options.h"
 #include "cli.h"
 #include "diag/options.h"
 
@@ -102,8 +103,8 @@ int run_main(int argc, char** argv) {
   diag::LogLevel lv;
   if (level != nullptr && !diag::parse_log_level(level, &lv))
     return usage_error(std::string("--log wants off, warn, info or debug, not '") + level + "'");
-  if (group != nullptr && (*group == '\0' || strlen(group) > 63 || strchr(group, '/') != nullptr))
-    return usage_error(std::string("--group wants a name of 1 to 63 characters without '/', not '") + group + "'");
+  if (group != nullptr && !diag::parse_group(group))
+    return usage_error(std::string("--group wants 1 to 64 of A-Z a-z 0-9 _ . -, not '") + group + "'");
 
   if (library.empty()) {
     std::string tried;

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "budget/budget.h"
+#include "budget/group.h"
 #include "core/grants.h"
 #include "core/pool.h"
 #include "diag/options.h"
@@ -82,7 +83,18 @@ POOLSHIM_API int poolshim_get_info(struct poolshim_info* info) {
   const char* degraded = poolshim::core::degraded_reason();
   set_if_fits(info, &poolshim_info::degraded, degraded != nullptr ? 1 : 0);
   set_if_fits(info, &poolshim_info::degraded_reason, degraded != nullptr ? degraded : "");
-  set_if_fits(info, &poolshim_info::group, static_cast<const char*>(""));
+  // The group is joined on the first parallel call; before that (or when the ledger could not be
+  // used) the name is reported with 0 members.
+  namespace group = poolshim::budget::group;
+  bool in = group::in_group();
+  set_if_fits(info, &poolshim_info::group, group::name());
+  set_if_fits(info, &poolshim_info::group_members, in ? group::members(group::self()) : size_t{0});
+  size_t busy = 0;
+  if (in) {
+    long b = group::busy(group::self());
+    busy = b > 0 ? static_cast<size_t>(b) : 0;
+  }
+  set_if_fits(info, &poolshim_info::group_busy, busy);
   return 0;
 }
 

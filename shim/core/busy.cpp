@@ -1,47 +1,95 @@
-// Process-local busy-thread accounting (busy.h). One counter shared by callers and workers.
+// Busy-thread accounting (core/busy.h): a process-local atomic counter, or the group ledger when
+// POOLSHIM_GROUP is set and usable (budget/group.h). The mode is decided on the first call, that
+// is the first parallel call (nothing is mapped before), and read with one relaxed load after.
 #include "core/busy.h"
 
+#include <pthread.h>
+
 #include <atomic>
+
+#include "budget/budget.h"
+#include "budget/group.h"
 
 namespace poolshim::core::busy {
 namespace {
 
-// Threads running pool work now: top-level callers (always counted) plus workers that joined a
-// call. Written by every caller and worker with relaxed RMWs: it is a throttle, not a lock, and
-// nothing else is published through it.
-std::atomic<long> g_busy{0};
-// The budget it is held against. Written by set_limit() (the pool, on a budget or cap change).
-std::atomic<long> g_limit{1};
+enum Mode : int { kUndecided = 0, kLocal = 1, kGroup = 2 };
+
+std::atomic<int> g_mode{kUndecided};
+std::atomic<long> g_local{0};     // threads busy in this process (local mode)
+std::atomic<size_t> g_limit{0};   // set_limit(); 0 = not set yet: the computed budget
+pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+void decide() {
+  if (g_limit.load(std::memory_order_relaxed) == 0)
+    g_limit.store(budget::current().threads, std::memory_order_relaxed);
+  g_mode.store(budget::group::join_configured() ? kGroup : kLocal, std::memory_order_release);
+}
+
+inline int mode() {
+  int m = g_mode.load(std::memory_order_acquire);
+  if (__builtin_expect(m != kUndecided, 1)) return m;
+  pthread_once(&g_once, decide);
+  return g_mode.load(std::memory_order_acquire);
+}
+
+inline long limit() { return static_cast<long>(g_limit.load(std::memory_order_relaxed)); }
 
 }  // namespace
 
-void caller_enter() { g_busy.fetch_add(1, std::memory_order_relaxed); }
-void caller_leave() { g_busy.fetch_sub(1, std::memory_order_relaxed); }
+void caller_enter() {
+  if (mode() == kGroup) return budget::group::caller_enter(budget::group::self());
+  g_local.fetch_add(1, std::memory_order_relaxed);
+}
+
+void caller_leave() {
+  if (mode() == kGroup) return budget::group::caller_leave(budget::group::self());
+  g_local.fetch_sub(1, std::memory_order_relaxed);
+}
 
 bool worker_try_enter() {
-  long b = g_busy.load(std::memory_order_relaxed);
-  const long limit = g_limit.load(std::memory_order_relaxed);
-  while (b < limit)
-    if (g_busy.compare_exchange_weak(b, b + 1, std::memory_order_relaxed)) return true;
+  if (mode() == kGroup) return budget::group::worker_try_enter(budget::group::self(), limit());
+  long cur = g_local.load(std::memory_order_relaxed);
+  while (cur < limit()) {
+    if (g_local.compare_exchange_weak(cur, cur + 1, std::memory_order_relaxed)) return true;
+  }
   return false;
 }
 
-void worker_leave() { g_busy.fetch_sub(1, std::memory_order_relaxed); }
+void worker_leave() {
+  if (mode() == kGroup) return budget::group::worker_leave(budget::group::self());
+  g_local.fetch_sub(1, std::memory_order_relaxed);
+}
 
 bool has_room() {
-  return g_busy.load(std::memory_order_relaxed) < g_limit.load(std::memory_order_relaxed);
+  if (mode() == kGroup) return budget::group::busy(budget::group::self()) < limit();
+  return g_local.load(std::memory_order_relaxed) < limit();
 }
 
 bool over_budget() {
-  return g_busy.load(std::memory_order_relaxed) > g_limit.load(std::memory_order_relaxed);
+  if (mode() == kGroup) return budget::group::over_budget(budget::group::self(), limit());
+  return g_local.load(std::memory_order_relaxed) > limit();
 }
 
-void set_limit(size_t threads) {
-  g_limit.store(threads == 0 ? 1 : static_cast<long>(threads), std::memory_order_relaxed);
-}
+void set_limit(size_t threads) { g_limit.store(threads == 0 ? 1 : threads, std::memory_order_relaxed); }
 
 }  // namespace poolshim::core::busy
 
 namespace poolshim::core::busy {
-void reset_after_fork(long own) { g_busy.store(own, std::memory_order_relaxed); }
+
+// fork() (called from the pool's child hook, core/fork.cpp's table): the child has one thread;
+// the ledger needs a slot of its own (the parent's share stays the parent's). The local count
+// restarts at `own`: 1 when the forking thread is inside a top-level call (its leave() follows).
+void reset_after_fork(long own) {
+  g_local.store(own, std::memory_order_relaxed);
+  if (g_mode.load(std::memory_order_relaxed) == kGroup) {
+    budget::group::atfork_child();
+    if (!budget::group::in_group()) {
+      g_mode.store(kLocal, std::memory_order_relaxed);
+    } else if (own > 0) {
+      budget::group::caller_enter(budget::group::self());
+    }
+  }
+}
+
 }  // namespace poolshim::core::busy

@@ -25,6 +25,9 @@ constexpr OptionInfo kTable[] = {
      "O_NOFOLLOW|O_NONBLOCK)"},
     {"POOLSHIM_DISABLE", "(unset)",
      "comma list of surfaces to pass through untouched: executorch, pthreadpool, or all"},
+    {"POOLSHIM_GROUP", "(unset: the budget is the process's own)",
+     "share the budget with the processes of this group (same user): a name of 1 to 64 of "
+     "A-Z a-z 0-9 _ . -"},
     {nullptr, nullptr, nullptr},
 };
 
@@ -92,6 +95,11 @@ void load() {
       warn_always("invalid POOLSHIM_DISABLE='%s' (want a comma list of executorch, "
                   "pthreadpool, all); nothing disabled", shown_value(v, b, sizeof b));
   }
+  if (const char* v = read_env("POOLSHIM_GROUP")) {
+    if (parse_group(v)) o.group = v;
+    else warn_always("invalid POOLSHIM_GROUP='%.80s' (want 1 to 64 of A-Z a-z 0-9 _ . -); "
+                     "not joining a group", v);
+  }
   g_options = o;
 }
 
@@ -142,6 +150,16 @@ bool parse_log_file(const char* text) {
   // Absolute: a relative path would follow the host's working directory around. PATH_MAX:
   // longer cannot be opened anyway.
   return text != nullptr && text[0] == '/' && strnlen(text, PATH_MAX) < PATH_MAX;
+bool parse_group(const char* text) {
+  if (text == nullptr) return false;
+  size_t n = 0;
+  for (const char* p = text; *p; ++p, ++n) {
+    char c = *p;
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-';
+    if (!ok || n >= kMaxGroupName) return false;
+  }
+  return n > 0;
 }
 
 bool parse_disable(const char* text, unsigned* out) {

@@ -15,6 +15,7 @@ struct Options {
   LogLevel log_level = LogLevel::off;
   const char* log_file = nullptr;  // POOLSHIM_LOG_FILE; nullptr = stderr
   unsigned disabled = 0;        // POOLSHIM_DISABLE as a mask of Surface bits
+  const char* group = nullptr;  // POOLSHIM_GROUP (validated by parse_group); nullptr = none
   bool secure = false;          // AT_SECURE: the environment was not read
 };
 
@@ -42,6 +43,10 @@ bool parse_log_file(const char* text);
 // A value as a warning shows it: at most 48 bytes, non-printable bytes as \xHH, the length when
 // cut. Always NUL-terminated within cap; returns buf.
 const char* shown_value(const char* text, char* buf, size_t cap);
+// A group name: 1 to kMaxGroupName characters of [A-Za-z0-9_.-] (it becomes part of a file name
+// under /dev/shm, so no '/', no spaces, nothing to escape).
+constexpr size_t kMaxGroupName = 64;
+bool parse_group(const char* text);
 
 // Re-read the environment (tests only; not thread-safe against concurrent options() users).
 void reload_options_for_testing();

@@ -119,5 +119,18 @@ TEST(Options, TableListsEveryVariable) {
     EXPECT_NE(o->help, nullptr);
     ++n;
   }
-  EXPECT_EQ(n, 4);
+  EXPECT_EQ(n, 5);
+}
+
+TEST(Options, GroupIsReadAndInvalidNamesAreRefused) {
+  setenv("POOLSHIM_GROUP", "serve-1", 1);
+  reload_options_for_testing();
+  ASSERT_NE(options().group, nullptr);
+  EXPECT_STREQ(options().group, "serve-1");
+  setenv("POOLSHIM_GROUP", "../etc", 1);
+  reload_options_for_testing();
+  EXPECT_EQ(options().group, nullptr);
+  unsetenv("POOLSHIM_GROUP");
+  reload_options_for_testing();
+  EXPECT_EQ(options().group, nullptr);
 }
