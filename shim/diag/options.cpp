@@ -97,8 +97,8 @@ void load() {
   }
   if (const char* v = read_env("POOLSHIM_GROUP")) {
     if (parse_group(v)) o.group = v;
-    else warn_always("invalid POOLSHIM_GROUP='%.80s' (want 1 to 64 of A-Z a-z 0-9 _ . -); "
-                     "not joining a group", v);
+    else warn_always("invalid POOLSHIM_GROUP='%s' (want 1 to 64 of A-Z a-z 0-9 _ . -); "
+                     "not joining a group", shown_value(v, b, sizeof b));
   }
   g_options = o;
 }
@@ -150,6 +150,8 @@ bool parse_log_file(const char* text) {
   // Absolute: a relative path would follow the host's working directory around. PATH_MAX:
   // longer cannot be opened anyway.
   return text != nullptr && text[0] == '/' && strnlen(text, PATH_MAX) < PATH_MAX;
+}
+
 bool parse_group(const char* text) {
   if (text == nullptr) return false;
   size_t n = 0;
