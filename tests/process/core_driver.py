@@ -22,6 +22,8 @@ import signal
 import subprocess
 import sys
 
+from proc_checks import preload_value, sanitizer_options
+
 SCRUBBED_PREFIXES = ("POOLSHIM_", "LEGACY_ET_", "ASAN_OPTIONS", "LSAN_OPTIONS")
 EXPECT_RE = re.compile(r"^([A-Za-z0-9_.]+)(<=|>=|!=|=)(.*)$")
 
@@ -50,11 +52,13 @@ def parse_args(argv):
 def child_env(args):
     env = {k: v for k, v in os.environ.items()
            if k != "LD_PRELOAD" and not k.startswith(SCRUBBED_PREFIXES)}
+    env.update(sanitizer_options())  # a sanitizer build's options; --env may still override
     for item in args.env:
         key, _, value = item.partition("=")
         env[key] = value
-    if args.preload:
-        env["LD_PRELOAD"] = ":".join(args.preload)
+    preload = preload_value(*args.preload)
+    if preload:
+        env["LD_PRELOAD"] = preload
     return env
 
 

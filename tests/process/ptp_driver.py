@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 
+from proc_checks import preload_value
+
 THREADS = "3"  # what each module asks pthreadpool_create for; also the shim's budget
 
 
@@ -33,7 +35,7 @@ def run_host(args, modules, preload, extra_env=None):
     if preload:
         fd, log = tempfile.mkstemp(prefix="poolshim_ptp_", suffix=".log")
         os.close(fd)
-        env.update(LD_PRELOAD=args.shim, POOLSHIM_NUM_THREADS=THREADS, POOLSHIM_LOG="info",
+        env.update(LD_PRELOAD=preload_value(args.shim), POOLSHIM_NUM_THREADS=THREADS, POOLSHIM_LOG="info",
                    POOLSHIM_LOG_FILE=log)
     env.update(extra_env or {})
     cmd = [args.host, THREADS] + [os.path.join(args.modules, m) for m in modules]

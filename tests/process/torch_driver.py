@@ -13,6 +13,8 @@ import subprocess
 import sys
 import tempfile
 
+from proc_checks import preload_value
+
 SKIP = 77
 
 
@@ -23,7 +25,7 @@ def run(args, preload):
     if preload:
         fd, log = tempfile.mkstemp(prefix="poolshim_torch_", suffix=".log")
         os.close(fd)
-        env.update(LD_PRELOAD=args.shim, POOLSHIM_LOG="info", POOLSHIM_LOG_FILE=log)
+        env.update(LD_PRELOAD=preload_value(args.shim), POOLSHIM_LOG="info", POOLSHIM_LOG_FILE=log)
     try:
         proc = subprocess.run([args.python, args.workload], env=env, capture_output=True,
                               text=True, timeout=args.timeout)
