@@ -250,13 +250,14 @@ bool et_parallel_for(int64_t begin, int64_t end, int64_t grain, FunctionRefRange
     FunctionRefRange fn;
     int64_t begin, end, chunk;
   } ctx{fn, begin, end, chunk};
-  // One run of chunks on one thread: get_thread_num() is that thread's index (below the width
-  // read above, unique among the threads of this call), set once per run; the guard as in run().
-  auto chunk_run = [](void* p, size_t thread_index, size_t first, size_t last) {
+  // One run of chunks on one thread, the guard as in run(). get_thread_num() is the chunk's id, as
+  // ExecuTorch's own parallel_for sets it: kernels may keep one partial result per id. There are
+  // at most as many chunks as the width read above, so every id is below it.
+  auto chunk_run = [](void* p, size_t, size_t first, size_t last) {
     auto* c = static_cast<const Chunks*>(p);
     GuardScope guard;
-    poolshim_et_thread_num = static_cast<int64_t>(thread_index);
     for (size_t id = first; id != last; ++id) {
+      poolshim_et_thread_num = static_cast<int64_t>(id);
       int64_t lo = c->begin + static_cast<int64_t>(id) * c->chunk;
       if (lo >= c->end) return;
       int64_t hi = c->end - lo > c->chunk ? lo + c->chunk : c->end;

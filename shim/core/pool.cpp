@@ -14,6 +14,8 @@
 
 #include <pthread.h>
 
+#include <cxxabi.h>
+
 #include <atomic>
 #include <limits>
 #include <memory>
@@ -163,6 +165,12 @@ void worker_share(Job& job, size_t lane) {
   try {
     Denormals d(job.flags);
     participate(job, lane, true);
+  } catch (abi::__forced_unwind&) {
+    // pthread_exit() or cancellation inside a task on a worker: it must not be swallowed (glibc
+    // aborts if it is). Cancel the call and let the unwind end this worker; the scopes in
+    // help_one_call() give back its slot reference and busy count on the way out.
+    job.cancelled.store(true, std::memory_order_relaxed);
+    throw;
   } catch (...) {
     record_failure(job);
   }
@@ -230,8 +238,6 @@ struct CallerScope {  // busy accounting of a top-level caller, also across an u
   ~CallerScope() {
     t_in_call = false;
     busy::caller_leave();
-    // Busy threads dropped: a worker that was turned away from another call may join it now.
-    if (g_open.load(std::memory_order_relaxed) != 0) workers::wake(1);
   }
 };
 
@@ -281,32 +287,37 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
 }  // namespace
 
 Help help_one_call() {
+  // A worker's references, given back on every path (also when a forced unwind ends the thread).
+  struct SlotRef {
+    Slot& slot;
+    explicit SlotRef(Slot& s, size_t index) : slot(s) {
+      slot.refs.fetch_add(1, std::memory_order_seq_cst);
+      t_ref_slot = index;
+    }
+    ~SlotRef() {
+      t_ref_slot = kSlots;
+      slot_leave(slot);
+    }
+  };
+  struct BusyWorker {
+    ~BusyWorker() { busy::worker_leave(); }
+  };
+
   uint64_t open = g_open.load(std::memory_order_acquire);
   while (open != 0) {
     size_t s = static_cast<size_t>(__builtin_ctzll(open));
     open &= open - 1;
-    Slot& slot = g_slots[s];
-    slot.refs.fetch_add(1, std::memory_order_seq_cst);
-    t_ref_slot = s;
-    Job* job = slot.job.load(std::memory_order_seq_cst);
-    Help helped = Help::nothing;
-    if (job != nullptr && job->next_lane.load(std::memory_order_relaxed) < job->lanes &&
-        !job->cancelled.load(std::memory_order_relaxed)) {
-      if (!busy::worker_try_enter()) {  // the budget's threads are all busy: stay out
-        t_ref_slot = kSlots;
-        slot_leave(slot);
-        return Help::over_budget;
-      }
-      size_t lane = job->next_lane.fetch_add(1, std::memory_order_relaxed);
-      if (lane < job->lanes) {
-        worker_share(*job, lane);
-        helped = (job->flags & kFlagYieldWorkers) != 0 ? Help::helped_yield : Help::helped;
-      }
-      busy::worker_leave();
-    }
-    t_ref_slot = kSlots;
-    slot_leave(slot);
-    if (helped != Help::nothing) return helped;
+    SlotRef ref(g_slots[s], s);
+    Job* job = ref.slot.job.load(std::memory_order_seq_cst);
+    if (job == nullptr || job->next_lane.load(std::memory_order_relaxed) >= job->lanes ||
+        job->cancelled.load(std::memory_order_relaxed))
+      continue;
+    if (!busy::worker_try_enter()) return Help::over_budget;  // the budget's threads are all busy
+    BusyWorker counted;
+    size_t lane = job->next_lane.fetch_add(1, std::memory_order_relaxed);
+    if (lane >= job->lanes) continue;
+    worker_share(*job, lane);
+    return (job->flags & kFlagYieldWorkers) != 0 ? Help::helped_yield : Help::helped;
   }
   return Help::nothing;
 }
