@@ -56,29 +56,29 @@ inline void split(Job& job, size_t range) {
   }
 }
 
-// Claims a run from the front of the caller's own lane: returns its size (0 = lane empty).
-inline size_t claim_front(Lane& l, size_t* begin) {
+// Takes up to (unclaimed >> shift) + 1 items of a lane's count; returns how many it got (0 = the
+// lane is empty). The caller then takes them from its end of the lane.
+inline size_t claim(Lane& l, int shift) {
   int64_t hint = l.length.load(std::memory_order_relaxed);
   if (hint <= 0) return 0;
-  int64_t ask = (hint >> 2) + 1;
+  int64_t ask = (hint >> shift) + 1;
   int64_t prev = l.length.fetch_sub(ask, std::memory_order_acq_rel);
   if (prev <= 0) return 0;
-  size_t got = static_cast<size_t>(prev < ask ? prev : ask);
+  return static_cast<size_t>(prev < ask ? prev : ask);
+}
+
+// The owner's run: a quarter of what is left, from the front (its private cursor).
+inline size_t claim_front(Lane& l, size_t* begin) {
+  size_t got = claim(l, 2);
   *begin = l.front;
   l.front += got;
   return got;
 }
 
-// Steals a run from the back of another lane: returns its size (0 = nothing left there).
+// A thief's run: half of what is left in another lane, from the back.
 inline size_t claim_back(Lane& l, size_t* begin) {
-  int64_t hint = l.length.load(std::memory_order_relaxed);
-  if (hint <= 0) return 0;
-  int64_t ask = (hint >> 1) + 1;
-  int64_t prev = l.length.fetch_sub(ask, std::memory_order_acq_rel);
-  if (prev <= 0) return 0;
-  size_t got = static_cast<size_t>(prev < ask ? prev : ask);
-  size_t end = l.back.fetch_sub(got, std::memory_order_acq_rel);
-  *begin = end - got;
+  size_t got = claim(l, 1);
+  if (got != 0) *begin = l.back.fetch_sub(got, std::memory_order_acq_rel) - got;
   return got;
 }
 
