@@ -16,7 +16,7 @@ namespace poolshim_bench {
 
 // executorch::runtime::FunctionRef<void(size_t)>: { callback(callable, i); callable }. Trivially
 // copyable and 16 bytes, so it is passed by value in two integer registers, exactly like the class
-// (the ABI DESIGN.md section 5 describes and tests/fixtures/legacy_et/function_ref.h asserts).
+// (the ABI docs/interposition.md describes and tests/fixtures/legacy_et/function_ref.h asserts).
 struct FunctionRefIndex {
   void (*callback)(intptr_t callable, size_t i);
   intptr_t callable;

@@ -1,4 +1,4 @@
-// The ExecuTorch surface's behaviour. Rules (DESIGN.md section 5):
+// The ExecuTorch surface's behaviour. Rules (docs/design.md, docs/interposition.md):
 // - get_threadpool() returns the shim's own object; members called on it run on the one pool.
 // - Members called on any other object (a private ThreadPool a legacy module built itself) go to
 //   the caller module's own code: the shim never reads or writes an object it did not create.

@@ -1,5 +1,5 @@
 // POOLSHIM_DISABLE=pthreadpool: every pthreadpool_* call is forwarded untouched to Debian's
-// libpthreadpool.so.0, opened privately (dlopen RTLD_LOCAL; DESIGN.md section 4). Debian's 2021
+// libpthreadpool.so.0, opened privately (dlopen RTLD_LOCAL; docs/interposition.md). Debian's 2021
 // engine has 30 of the 58 functions; calls to the others run serially on the caller (logged once
 // per function at info).
 #pragma once

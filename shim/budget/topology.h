@@ -3,8 +3,8 @@
 //
 // Why dlopen(RTLD_LOCAL) and never a link: a preloaded library's DT_NEEDED dependencies join the
 // global scope, so a linked libcpuinfo would interpose the private cpuinfo copies that legacy
-// modules (XNNPACK, libtorch) carry, with a different version and struct layout (DESIGN.md
-// section 4). Opened RTLD_LOCAL and used through dlsym on our own handle, its symbols stay out of
+// modules (XNNPACK, libtorch) carry, with a different version and struct layout
+// (docs/interposition.md). Opened RTLD_LOCAL and used through dlsym on our own handle, its symbols stay out of
 // everybody else's lookups.
 //
 // Only for reports: never called at load time nor on the pool's hot path (cpuinfo_initialize

@@ -76,7 +76,7 @@ TEST(ElfReader, ReadsTheDefaultVariantFile) {
   EXPECT_EQ(s.type, STT_FUNC);
   EXPECT_EQ(s.bind, STB_GLOBAL);
   EXPECT_EQ(s.visibility, STV_DEFAULT);
-  // Its own calls go through the PLT, and the guard flag through TLS relocations (DESIGN.md 5).
+  // Its own calls go through the PLT, and the guard flag through TLS relocations (docs/interposition.md).
   EXPECT_TRUE(has_reloc(r, kGetThreadpool, RelocClass::jump_slot));
   EXPECT_TRUE(has_reloc(r, kGuardFlag, RelocClass::tls_module));
   EXPECT_TRUE(has_reloc(r, kGuardFlag, RelocClass::tls_offset));
