@@ -60,7 +60,8 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "The poolshim authors <poolshim@users.noreply.github.com>")
 set(CPACK_DEBIAN_PACKAGE_SECTION libs)
-# The engine (libpthreadpool.so.0) and libcpuinfo are dlopen()ed, so dpkg-shlibdeps cannot see
+# libpthreadpool.so.0 (the passthrough of POOLSHIM_DISABLE=pthreadpool) and libcpuinfo are
+# dlopen()ed, so dpkg-shlibdeps cannot see
 # them: name them here; the rest (libc, libarchive for the command) comes from dpkg-shlibdeps.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libpthreadpool0")
