@@ -4,7 +4,10 @@
 // diag/) in this process, so what it prints is what a preloaded shim would decide here.
 // With --pid: what a running process holds: whether libpoolshim is loaded, its POOLSHIM_*
 // settings, and the other runtimes' pools (OpenMP, OpenBLAS, MKL, oneTBB) it has loaded.
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,6 +67,34 @@ const char* disabled_text(unsigned d) {
 
 std::string count_or(size_t n, const char* none) { return n > 0 ? std::to_string(n) : none; }
 
+// The library behind POOLSHIM_DISABLE=pthreadpool (the shim opens it privately, by this soname,
+// only then): where it is and whether it can be bound, as a process under the shim would see it.
+struct PassthroughEngine {
+  bool usable = false;
+  std::string path;  // the real file, when found
+  std::string error;
+};
+
+PassthroughEngine passthrough_engine() {
+  PassthroughEngine e;
+  void* h = dlopen("libpthreadpool.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (h == nullptr) {
+    const char* why = dlerror();
+    e.error = why != nullptr ? why : "cannot be opened";
+    return e;
+  }
+  void* sym = dlsym(h, "pthreadpool_create");
+  Dl_info info;
+  if (sym != nullptr && dladdr(sym, &info) != 0 && info.dli_fname != nullptr) {
+    char real[PATH_MAX];
+    e.path = realpath(info.dli_fname, real) != nullptr ? real : info.dli_fname;
+    e.usable = true;
+  } else {
+    e.error = "libpthreadpool.so.0 lacks pthreadpool_create";
+  }
+  return e;  // the handle stays open: this command exits soon
+}
+
 int info_here(bool json) {
   const diag::Options& opt = diag::options();
   const budget::Budget& b = budget::current();
@@ -71,6 +102,7 @@ int info_here(bool json) {
   const char* env = diag::option_raw("POOLSHIM_NUM_THREADS");
   std::string tried;
   std::string lib = find_library(&tried);
+  const PassthroughEngine engine = passthrough_engine();
   if (json) {
     Json j;
     j["poolshim_version"] = POOLSHIM_VERSION_STRING;
@@ -95,6 +127,12 @@ int info_here(bool json) {
     j["log_file"] = opt.log_file != nullptr ? Json(opt.log_file) : Json(nullptr);
     j["disabled_surfaces"] = disabled_text(opt.disabled);
     j["library"] = lib.empty() ? Json(nullptr) : Json(lib);
+    j["pool"] = {{"engine", "poolshim's own workers"},
+                 {"max_workers", b.threads > 0 ? b.threads - 1 : 0},
+                 {"started", "on the first parallel call"}};
+    j["passthrough_engine"] = {{"soname", "libpthreadpool.so.0"}, {"usable", engine.usable},
+                               {"path", engine.usable ? Json(engine.path) : Json(nullptr)},
+                               {"error", engine.usable ? Json(nullptr) : Json(engine.error)}};
     print_json(j);
     return kExitOk;
   }
@@ -137,6 +175,14 @@ int info_here(bool json) {
   } else {
     printf("group: none (the budget is this process's own; POOLSHIM_GROUP shares it)\n");
   }
+  printf("pool: poolshim's own workers, the caller plus up to %zu worker thread%s, started on the "
+         "first parallel call (a process that cannot start one says so and runs serially)\n",
+         b.threads > 0 ? b.threads - 1 : 0, b.threads == 2 ? "" : "s");
+  if (engine.usable)
+    printf("passthrough engine (POOLSHIM_DISABLE=pthreadpool): %s (usable)\n", engine.path.c_str());
+  else
+    printf("passthrough engine (POOLSHIM_DISABLE=pthreadpool): libpthreadpool.so.0 unusable (%s); "
+           "such calls would run serially\n", engine.error.c_str());
   printf("library: %s\n", lib.empty() ? "not found next to this command" : lib.c_str());
   printf("version: %s\n", POOLSHIM_VERSION_STRING);
   return kExitOk;

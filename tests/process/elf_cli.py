@@ -169,7 +169,8 @@ def cmd_info(a):
     r = run([p, "info"])
     check(r.returncode == 0 and r.stdout.startswith("budget: "), "info prints the budget first, exit 0")
     for key in ("affinity mask:", "cgroup quota:", "topology:", "POOLSHIM_NUM_THREADS", "POOLSHIM_LOG",
-                "POOLSHIM_DISABLE", "library: " + os.path.realpath(a.shim)):
+                "POOLSHIM_DISABLE", "pool: poolshim's own workers", "passthrough engine",
+                "library: " + os.path.realpath(a.shim)):
         check(key in r.stdout, f"info shows {key}")
     r = run([p, "info"], env=clean_env(POOLSHIM_NUM_THREADS="3"))
     check("budget: 3 threads" in r.stdout and "POOLSHIM_NUM_THREADS=3" in r.stdout, "the environment sets the budget")
@@ -180,6 +181,11 @@ def cmd_info(a):
     r = run([p, "info", "--json"], env=clean_env(POOLSHIM_NUM_THREADS="3"))
     j = json.loads(r.stdout)
     check(r.returncode == 0 and j["budget"] == 3 and j["library"] == os.path.realpath(a.shim), "info --json: budget and library")
+    check(j["pool"]["engine"] == "poolshim's own workers" and j["pool"]["max_workers"] == 2,
+          "info --json: the pool is the shim's own workers, budget - 1 of them")
+    pt = j["passthrough_engine"]
+    check(pt["usable"] is True and os.path.realpath(pt["path"]).startswith("/") and "libpthreadpool" in pt["path"],
+          "info --json: the passthrough engine's path (Debian's libpthreadpool is installed here)")
     version = run([p, "--version"]).stdout.split()[-1]
     check(j["poolshim_version"] == version, "info --json reports the command's version")
     r = run([p, "info", "--pid", str(os.getpid())])
