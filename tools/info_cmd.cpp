@@ -163,14 +163,18 @@ int info_here(bool json) {
     // Read-only look at the ledger: `poolshim info` itself never joins the group.
     char path[160], why[320];
     long busy = 0;
-    size_t members = 0, creator = 0;
+    size_t members = 0, creator = 0, n = 0;
+    budget::group::Share shares[budget::group::kMaxMembers];
     if (!budget::group::ledger_path(opt.group, path, sizeof path))
       printf("group: %s (name too long for a ledger path)\n", opt.group);
-    else if (budget::group::peek(path, &busy, &members, &creator, why, sizeof why))
+    else if (budget::group::peek(path, &busy, &members, &creator, why, sizeof why, shares,
+                                 budget::group::kMaxMembers, &n)) {
       printf("group: %s, ledger %s: %zu live member%s, %ld thread%s busy; each member bounds the "
              "group by its own budget (creator's: %zu)\n", opt.group, path, members,
              members == 1 ? "" : "s", busy, busy == 1 ? "" : "s", creator);
-    else
+      for (size_t i = 0; i < n; ++i)
+        printf("  member pid %d: %ld busy\n", shares[i].pid, shares[i].busy);
+    } else
       printf("group: %s (%s)\n", opt.group, why);
   } else {
     printf("group: none (the budget is this process's own; POOLSHIM_GROUP shares it)\n");

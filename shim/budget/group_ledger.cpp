@@ -238,7 +238,7 @@ bool join(const char* path, size_t budget, Member* out, char* why, size_t why_le
 }
 
 bool peek(const char* path, long* busy_out, size_t* members_out, size_t* budget_out, char* why,
-          size_t why_len) {
+          size_t why_len, Share* shares_out, size_t cap, size_t* n_shares) {
   int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
     set_why(why, why_len, "%s: %s", path, errno == ENOENT ? "not created yet" : strerror(errno));
@@ -253,6 +253,7 @@ bool peek(const char* path, long* busy_out, size_t* members_out, size_t* budget_
   *busy_out = busy(m);
   *members_out = members(m);
   *budget_out = creator_budget(m);
+  if (shares_out != nullptr && n_shares != nullptr) *n_shares = shares(m, shares_out, cap);
   munmap(l, sizeof(Ledger));
   return true;
 }
@@ -349,6 +350,17 @@ size_t members(const Member& m) {
     const Slot& s = m.ledger->slot[i];
     int32_t pid = s.pid.load(std::memory_order_acquire);
     if (pid > 0 && !member_dead(pid, s.start_time.load(std::memory_order_relaxed))) ++n;
+  }
+  return n;
+}
+
+size_t shares(const Member& m, Share* out, size_t cap) {
+  size_t n = 0;
+  for (uint32_t i = 0; i < kMaxMembers && n < cap; ++i) {
+    const Slot& s = m.ledger->slot[i];
+    int32_t pid = s.pid.load(std::memory_order_acquire);
+    if (pid > 0 && !member_dead(pid, s.start_time.load(std::memory_order_relaxed)))
+      out[n++] = Share{pid, static_cast<long>(s.busy.load(std::memory_order_relaxed))};
   }
   return n;
 }

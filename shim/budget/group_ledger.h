@@ -38,9 +38,16 @@ bool ledger_path(const char* name, char* out, size_t len);
 // mapped. `budget` is recorded by the creator for reports only.
 bool join(const char* path, size_t budget, Member* out, char* why, size_t why_len);
 
+// One live member and its share of the busy count (reports).
+struct Share {
+  int pid;
+  long busy;
+};
+
 // Reads a ledger without joining it (poolshim info): same checks as join(), read-only mapping.
+// When shares is not null, up to cap live members are copied there and *n_shares says how many.
 bool peek(const char* path, long* busy, size_t* members, size_t* creator_budget, char* why,
-          size_t why_len);
+          size_t why_len, Share* shares = nullptr, size_t cap = 0, size_t* n_shares = nullptr);
 
 // Frees this process's slot (giving back its share) and unmaps. For tests and orderly shutdown.
 void leave(Member* m);
@@ -64,6 +71,8 @@ long reclaim(const Member& m);
 // For reports: the count now, the live members, the creator's budget.
 long busy(const Member& m);
 size_t members(const Member& m);
+// Copies up to cap live members with their shares; returns how many were copied.
+size_t shares(const Member& m, Share* out, size_t cap);
 size_t creator_budget(const Member& m);
 
 // Field 22 of /proc/PID/stat (start time in clock ticks since boot); false when unreadable.

@@ -150,6 +150,7 @@ def poolshim_info(bin_dir, group):
     m = re.search(r"^group: .*?(\d+) live members?, (-?\d+) threads? busy", out, re.M)
     if not m:
         fail("poolshim info did not report the ledger:\n" + out)
+    poolshim_info.text = out
     return int(m.group(1)), int(m.group(2))
 
 
@@ -167,6 +168,8 @@ def scenario_kill(bin_dir):
         print("holder running: %d member, %d busy" % (members, busy))
         if members != 1 or busy != 2:
             fail("expected the holder as 1 member with 2 busy threads")
+        if not re.search(r"^  member pid %d: 2 busy$" % holder.pid, poolshim_info.text, re.M):
+            fail("poolshim info does not show the holder's share:\n" + poolshim_info.text)
         holder.send_signal(signal.SIGKILL)
         holder.wait()
         members, busy = poolshim_info(bin_dir, group)
