@@ -138,8 +138,13 @@ def scenario_bound(bin_dir):
     over_grouped = sum(s > limit for s in grouped) / len(grouped)
     print("share of samples above %d: without group %.2f, with group %.2f" %
           (limit, over_control, over_grouped))
-    if over_control < 0.5:
-        fail("the control never oversubscribed: the sampler cannot tell")
+    # The control proves the sampler can see oversubscription. Without a group each process runs
+    # 1 caller + 3 workers; the scheduler's idle workers sleep within 50 us, so how often the
+    # control is caught above the limit depends on the machine's other load (0.13 to 0.9 seen):
+    # a quarter of the samples is enough to tell.
+    if over_control < 0.25:
+        fail("the control oversubscribed in fewer than 25%% of samples (%.2f): the sampler cannot "
+             "tell" % over_control)
     if statistics.median(grouped) > budget or over_grouped > 0.10:
         fail("the group exceeded its budget of %d busy threads" % budget)
 
