@@ -68,7 +68,6 @@ std::atomic<size_t> g_cap{0};
 // once per run of items, not per item. t_read_width is this thread's last width() read, which
 // bounds its next top-level call (pool.h).
 POOLSHIM_FAST_TLS thread_local unsigned t_task_depth = 0;
-POOLSHIM_FAST_TLS thread_local bool t_is_worker = false;
 POOLSHIM_FAST_TLS thread_local bool t_in_call = false;  // a top-level caller, for fork
 POOLSHIM_FAST_TLS thread_local size_t t_read_width = 0;  // 0 = no read pending
 // The slot a worker holds a reference on (kSlots = none): a fork() from inside a worker's task
@@ -321,8 +320,6 @@ Help help_one_call() {
   }
   return Help::nothing;
 }
-
-void mark_worker_thread() { t_is_worker = true; }
 
 void run_ranges(size_t range, RangeFn fn, void* ctx, size_t max_threads, uint32_t flags) {
   if (range == 0 || fn == nullptr) return;

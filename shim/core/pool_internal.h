@@ -13,7 +13,4 @@ enum class Help {
 };
 Help help_one_call();
 
-// Marks the calling thread as a pool worker (for in_task bookkeeping and diagnostics).
-void mark_worker_thread();
-
 }  // namespace poolshim::core

@@ -52,7 +52,6 @@ bool spin_for_epoch_change(uint32_t seen) {
 }
 
 void* worker_main(void*) {
-  mark_worker_thread();
   bool yield_next = false;  // the last call asked its workers to sleep right after it
   for (;;) {
     uint32_t seen = g_epoch.load(std::memory_order_acquire);
