@@ -27,10 +27,13 @@ install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/poolshim.pc DESTINATION ${CMAKE_IN
 install(FILES ${PROJECT_SOURCE_DIR}/docs/poolshim.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
-# The Python module: python/poolshim/*.py plus a generated _build.py that records the version and
+# The Python module: the files listed here plus a generated _build.py that records the version and
 # where the library lies relative to the module (build tree: build/python -> build/lib; install:
 # <pythondir> -> <libdir>).
-file(GLOB POOLSHIM_PYTHON_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/python/poolshim/*.py)
+set(POOLSHIM_PYTHON_SOURCES)
+foreach(_py __init__ __main__ _native _run _runtimes _version)
+  list(APPEND POOLSHIM_PYTHON_SOURCES ${PROJECT_SOURCE_DIR}/python/poolshim/${_py}.py)
+endforeach()
 set(POOLSHIM_PYTHON_BUILD_DIR ${PROJECT_BINARY_DIR}/python)
 foreach(_py IN LISTS POOLSHIM_PYTHON_SOURCES)
   get_filename_component(_name ${_py} NAME)
