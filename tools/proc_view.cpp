@@ -123,11 +123,22 @@ size_t ProcView::threads() const {
 bool ProcView::alive() const {
   std::string stat;
   if (dirfd_ < 0 || !slurp_at(dirfd_, "stat", &stat)) return false;  // reaped: ESRCH
-  // "pid (comm) S ...": the state follows the last ')' (comm may hold anything).
+  // "pid (comm) S ppid pgrp session tty_nr tpgid flags ...": the fields follow the last ')'
+  // (comm may hold anything).
   size_t close_paren = stat.rfind(')');
   if (close_paren == std::string::npos || close_paren + 2 >= stat.size()) return false;
   char state = stat[close_paren + 2];
-  return state != 'Z' && state != 'X' && state != 'x';
+  if (state == 'Z' || state == 'X' || state == 'x') return false;
+  // A process inside exit() tears its mappings down before it becomes a zombie: its state is
+  // still R or D then, but the kernel has set PF_EXITING (0x4) in its flags, the 7th field.
+  unsigned long flags = 0;
+  const char* p = stat.c_str() + close_paren + 2;
+  for (int field = 0; field < 6 && p != nullptr; ++field) {
+    p = strchr(p, ' ');
+    if (p != nullptr) ++p;
+  }
+  if (p != nullptr && sscanf(p, "%lu", &flags) == 1 && (flags & 0x4u) != 0) return false;
+  return true;
 }
 
 }  // namespace poolshim::cli

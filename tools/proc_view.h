@@ -34,7 +34,7 @@ class ProcView {
   bool env(const char* name, std::string* value, bool* readable) const;
   // Threads in the process (/proc/PID/status), 0 when unknown.
   size_t threads() const;
-  // Still alive and the same process: false once it has exited (zombie included).
+  // Still alive and the same process: false once it has begun to exit (zombie included).
   bool alive() const;
 
  private:

@@ -84,7 +84,7 @@ void* lookup(EtSym sym, const void* return_address) {
 
 void forward_atfork_prepare() { pthread_mutex_lock(&g_mutex); }
 void forward_atfork_parent() { pthread_mutex_unlock(&g_mutex); }
-void forward_atfork_child() { pthread_mutex_init(&g_mutex, nullptr); }
+void forward_atfork_child() { pthread_mutex_unlock(&g_mutex); }
 
 void* own_definition(EtSym sym, const void* return_address) {
   const void* base = diag::caller_base(return_address);

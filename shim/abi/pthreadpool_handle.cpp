@@ -80,7 +80,7 @@ void publish(Handle* h) { h->magic.store(live_magic(h), std::memory_order_releas
 void handles_atfork_prepare() { pthread_mutex_lock(&g_free_mutex); }
 void handles_atfork_parent() { pthread_mutex_unlock(&g_free_mutex); }
 void handles_atfork_child() {
-  pthread_mutex_init(&g_free_mutex, nullptr);
+  pthread_mutex_unlock(&g_free_mutex);
   for (Handle* h = g_blocks; h != nullptr; h = h->next_block) pthread_mutex_init(&h->exec_mutex, nullptr);
 }
 

@@ -86,7 +86,7 @@ pthread_mutex_t g_noted_mutex = PTHREAD_MUTEX_INITIALIZER;  // enrolled in core/
 
 void passthrough_atfork_prepare() { pthread_mutex_lock(&g_noted_mutex); }
 void passthrough_atfork_parent() { pthread_mutex_unlock(&g_noted_mutex); }
-void passthrough_atfork_child() { pthread_mutex_init(&g_noted_mutex, nullptr); }
+void passthrough_atfork_child() { pthread_mutex_unlock(&g_noted_mutex); }
 
 bool active() {
   int mode = g_mode.load(std::memory_order_acquire);

@@ -6,8 +6,11 @@
 // they are in place before any of those locks can be taken.
 //  - prepare: take the lock, so the child inherits consistent state (in the table's order);
 //  - parent:  release it (reverse order);
-//  - child:   re-initialise it (reverse order) and forget anything that refers to threads that do
-//             not exist in the child (the pool's workers, calls in flight).
+//  - child:   release it (reverse order): the forking thread, the child's only thread, holds it
+//             there too. Unlock, not pthread_mutex_init: re-initialising a locked mutex is
+//             undefined (ThreadSanitizer reports the child's next lock as a double lock). Then
+//             forget anything that refers to threads that do not exist in the child (the pool's
+//             workers, calls in flight).
 #pragma once
 
 #include <cstddef>

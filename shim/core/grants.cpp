@@ -47,7 +47,7 @@ void resize_pool_locked() {
 // fork (core/fork.h): the requests are the child's too (its handles and components still exist).
 void grants_atfork_prepare() { pthread_mutex_lock(&g_mutex); }
 void grants_atfork_parent() { pthread_mutex_unlock(&g_mutex); }
-void grants_atfork_child() { pthread_mutex_init(&g_mutex, nullptr); }
+void grants_atfork_child() { pthread_mutex_unlock(&g_mutex); }
 
 size_t grant_for(size_t threads) {
   size_t budget = budget::current().threads;

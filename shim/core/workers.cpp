@@ -134,7 +134,7 @@ const char* failure() { return g_failure.load(std::memory_order_relaxed); }
 void atfork_prepare() { pthread_mutex_lock(&g_spawn_mutex); }
 void atfork_parent() { pthread_mutex_unlock(&g_spawn_mutex); }
 void atfork_child() {
-  pthread_mutex_init(&g_spawn_mutex, nullptr);
+  pthread_mutex_unlock(&g_spawn_mutex);
   g_count.store(0, std::memory_order_relaxed);
   g_sleepers.store(0, std::memory_order_relaxed);
   g_failure.store(nullptr, std::memory_order_relaxed);

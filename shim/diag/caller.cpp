@@ -61,7 +61,7 @@ bool first_time(unsigned site, const void* base) {
 
 void caller_atfork_prepare() { pthread_mutex_lock(&g_seen_mutex); }
 void caller_atfork_parent() { pthread_mutex_unlock(&g_seen_mutex); }
-void caller_atfork_child() { pthread_mutex_init(&g_seen_mutex, nullptr); }
+void caller_atfork_child() { pthread_mutex_unlock(&g_seen_mutex); }
 
 const char* caller_module(const void* addr) {
   Dl_info info;

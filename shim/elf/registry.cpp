@@ -161,7 +161,7 @@ int main_callback(dl_phdr_info* info, size_t size, void*) {
 // fork (core/fork.h): g_mutex is only held for an append, so prepare never waits long.
 void registry_atfork_prepare() { pthread_mutex_lock(&g_mutex); }
 void registry_atfork_parent() { pthread_mutex_unlock(&g_mutex); }
-void registry_atfork_child() { pthread_mutex_init(&g_mutex, nullptr); }
+void registry_atfork_child() { pthread_mutex_unlock(&g_mutex); }
 
 const ModuleRecord* record_for(const LoadedModule& m) {
   size_t n = g_count.load(std::memory_order_acquire);
