@@ -28,7 +28,7 @@ pthreadpool_t executorch_pthreadpool() {
   // Function-local static: initialised once, thread-safe, on first use (never at load time).
   static pthreadpool_t pool = [] {
     if (pass::active()) {
-      auto create = pass::get<decltype(&pthreadpool_create)>(pass::Fn::create);
+      auto create = pass::definition<pass::Fn::create>();
       return create != nullptr ? create(0) : static_cast<pthreadpool_t>(nullptr);
     }
     size_t grant = 1;
@@ -47,7 +47,8 @@ pthreadpool_t executorch_pthreadpool() {
 extern "C" {
 
 pthreadpool_t pthreadpool_create(size_t threads_count) {
-  POOLSHIM_PTP_FORWARD(create, threads_count);
+  if (auto debian = pass::forward_target<pass::Fn::create>())
+    return debian(threads_count);
   // A module creating a pool is a good moment to report the modules loaded so far (at info;
   // each module once), including those whose private copies the shim cannot reach.
   diag::report_modules_once();
@@ -74,7 +75,7 @@ pthreadpool_t pthreadpool_create_v2(pthreadpool_executor* executor, void* execut
       if (n == 0 || n > cap) n = cap;
     }
     pass::note_missing("pthreadpool_create_v2", "creating a pool of its own threads instead");
-    auto create = pass::get<decltype(&pthreadpool_create)>(pass::Fn::create);
+    auto create = pass::definition<pass::Fn::create>();
     return create(n);
   }
   if (executor == nullptr) return pthreadpool_create(max_num_threads);
@@ -83,7 +84,8 @@ pthreadpool_t pthreadpool_create_v2(pthreadpool_executor* executor, void* execut
 }
 
 size_t pthreadpool_get_threads_count(pthreadpool_t pool) {
-  POOLSHIM_PTP_FORWARD(get_threads_count, pool);
+  if (auto debian = pass::forward_target<pass::Fn::get_threads_count>())
+    return debian(pool);
   // The width a call on this handle may use now (the grant, narrowed by the pool's size or cap):
   // clients size per-thread buffers by it, and the core bounds this thread's next call by it.
   return width(resolve(pool, "pthreadpool_get_threads_count"));
@@ -92,7 +94,7 @@ size_t pthreadpool_get_threads_count(pthreadpool_t pool) {
 size_t pthreadpool_set_threads_count(pthreadpool_t pool, size_t num_threads) {
   if (pass::active()) {
     pass::note_missing("pthreadpool_set_threads_count", "the count is unchanged");
-    auto get = pass::get<decltype(&pthreadpool_get_threads_count)>(pass::Fn::get_threads_count);
+    auto get = pass::definition<pass::Fn::get_threads_count>();
     return pool != nullptr && get != nullptr ? get(pool) : 1;
   }
   if (pool == nullptr) return 1;  // as upstream
@@ -138,7 +140,8 @@ bool pthreadpool_update_executor(pthreadpool_t pool, pthreadpool_executor* execu
 }
 
 void pthreadpool_destroy(pthreadpool_t pool) {
-  POOLSHIM_PTP_FORWARD(destroy, pool);
+  if (auto debian = pass::forward_target<pass::Fn::destroy>())
+    return debian(pool);
   (void)destroy(pool);
 }
 

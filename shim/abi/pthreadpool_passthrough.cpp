@@ -23,20 +23,9 @@ constexpr const char* kSoname = "libpthreadpool.so.0";
 
 // Indexed by Fn.
 constexpr const char* kNames[] = {
-    "pthreadpool_create", "pthreadpool_destroy", "pthreadpool_get_threads_count",
-    "pthreadpool_parallelize_1d", "pthreadpool_parallelize_1d_with_uarch",
-    "pthreadpool_parallelize_1d_tile_1d", "pthreadpool_parallelize_2d",
-    "pthreadpool_parallelize_2d_tile_1d", "pthreadpool_parallelize_2d_tile_2d",
-    "pthreadpool_parallelize_2d_tile_2d_with_uarch", "pthreadpool_parallelize_3d",
-    "pthreadpool_parallelize_3d_tile_1d", "pthreadpool_parallelize_3d_tile_2d",
-    "pthreadpool_parallelize_3d_tile_2d_with_uarch", "pthreadpool_parallelize_4d",
-    "pthreadpool_parallelize_4d_tile_1d", "pthreadpool_parallelize_4d_tile_2d",
-    "pthreadpool_parallelize_4d_tile_2d_with_uarch", "pthreadpool_parallelize_5d",
-    "pthreadpool_parallelize_5d_tile_1d", "pthreadpool_parallelize_5d_tile_2d",
-    "pthreadpool_parallelize_6d", "pthreadpool_parallelize_6d_tile_1d",
-    "pthreadpool_parallelize_6d_tile_2d", "pthreadpool_compute_1d", "pthreadpool_compute_1d_tiled",
-    "pthreadpool_compute_2d", "pthreadpool_compute_2d_tiled", "pthreadpool_compute_3d_tiled",
-    "pthreadpool_compute_4d_tiled",
+#define POOLSHIM_PTP_NAME(name) "pthreadpool_" #name,
+    POOLSHIM_PTP_DEBIAN_FUNCTIONS(POOLSHIM_PTP_NAME)
+#undef POOLSHIM_PTP_NAME
 };
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Fn::count),
               "one name per Fn");
