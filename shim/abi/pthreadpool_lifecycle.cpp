@@ -7,12 +7,11 @@
 //   pthreadpool_release_executor_threads  no-op: executor threads are returned after every call
 //   pthreadpool_update_executor    swap (or install) the executor; false when nothing changes
 //   pthreadpool_destroy            releases the handle, never the pool
-#include <stdio.h>
-
 #include "abi/pthreadpool_api.h"
 #include "abi/pthreadpool_handle.h"
 #include "abi/pthreadpool_passthrough.h"
 #include "abi/pthreadpool_run.h"
+#include "base/text.h"
 #include "core/grants.h"
 #include "diag/caller.h"
 #include "diag/log.h"
@@ -44,11 +43,13 @@ pthreadpool_t executorch_pthreadpool() {
 
 }  // namespace poolshim::abi
 
-extern "C" {
+namespace {
 
-pthreadpool_t pthreadpool_create(size_t threads_count) {
-  if (auto debian = pass::forward_target<pass::Fn::create>())
-    return debian(threads_count);
+// pthreadpool_create on the shared pool, for both exported entries that create one. Called
+// directly, never through the exported symbol: a call through it would go out through the PLT
+// and could land in another module's definition. `caller` is the exported function's return
+// address (the module named by the first-call log).
+pthreadpool_t create_on_shared_pool(size_t threads_count, const void* caller) {
   // A module creating a pool is a good moment to report the modules loaded so far (at info;
   // each module once), including those whose private copies the shim cannot reach.
   diag::report_modules_once();
@@ -57,11 +58,21 @@ pthreadpool_t pthreadpool_create(size_t threads_count) {
   if (h == nullptr) return nullptr;
   if (diag::log_enabled(diag::LogLevel::info)) {
     char what[48];
-    snprintf(what, sizeof what, "pthreadpool_create(%zu)", threads_count);
-    diag::log_first_call(POOLSHIM_SITE, __builtin_return_address(0), what,
-                         "shared pool handle (grant %zu threads)", grant);
+    poolshim::base::Text(what).appendf("pthreadpool_create(%zu)", threads_count);
+    diag::log_first_call(POOLSHIM_SITE, caller, what, "shared pool handle (grant %zu threads)",
+                         grant);
   }
   return to_pool(h);
+}
+
+}  // namespace
+
+extern "C" {
+
+pthreadpool_t pthreadpool_create(size_t threads_count) {
+  if (auto debian = pass::forward_target<pass::Fn::create>())
+    return debian(threads_count);
+  return create_on_shared_pool(threads_count, __builtin_return_address(0));
 }
 
 pthreadpool_t pthreadpool_create_v2(pthreadpool_executor* executor, void* executor_context,
@@ -78,7 +89,8 @@ pthreadpool_t pthreadpool_create_v2(pthreadpool_executor* executor, void* execut
     auto create = pass::definition<pass::Fn::create>();
     return create(n);
   }
-  if (executor == nullptr) return pthreadpool_create(max_num_threads);
+  if (executor == nullptr)
+    return create_on_shared_pool(max_num_threads, __builtin_return_address(0));
   Handle* h = create_with_executor(executor, executor_context, max_num_threads);
   return h != nullptr ? to_pool(h) : nullptr;
 }
