@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "base/private_library.h"
 #include "budget/budget.h"
 #include "budget/group_ledger.h"
 #include "budget/topology.h"
@@ -77,13 +78,14 @@ struct PassthroughEngine {
 
 PassthroughEngine passthrough_engine() {
   PassthroughEngine e;
-  void* h = dlopen("libpthreadpool.so.0", RTLD_NOW | RTLD_LOCAL);
-  if (h == nullptr) {
-    const char* why = dlerror();
-    e.error = why != nullptr ? why : "cannot be opened";
+  // As the shim opens it: privately, refusing a symbol that resolves into ourselves.
+  const char* const names[] = {"pthreadpool_create"};
+  void* sym = nullptr;
+  base::PrivateLibrary lib = base::open_private("libpthreadpool.so.0", names, 1, &sym);
+  if (lib.handle == nullptr) {
+    e.error = lib.error;
     return e;
   }
-  void* sym = dlsym(h, "pthreadpool_create");
   Dl_info info;
   if (sym != nullptr && dladdr(sym, &info) != 0 && info.dli_fname != nullptr) {
     char real[PATH_MAX];

@@ -7,12 +7,11 @@
 //   pthreadpool_release_executor_threads  no-op: executor threads are returned after every call
 //   pthreadpool_update_executor    swap (or install) the executor; false when nothing changes
 //   pthreadpool_destroy            releases the handle, never the pool
-#include <stdio.h>
-
 #include "abi/pthreadpool_api.h"
 #include "abi/pthreadpool_handle.h"
 #include "abi/pthreadpool_passthrough.h"
 #include "abi/pthreadpool_run.h"
+#include "base/text.h"
 #include "core/grants.h"
 #include "diag/caller.h"
 #include "diag/log.h"
@@ -28,7 +27,7 @@ pthreadpool_t executorch_pthreadpool() {
   // Function-local static: initialised once, thread-safe, on first use (never at load time).
   static pthreadpool_t pool = [] {
     if (pass::active()) {
-      auto create = pass::get<decltype(&pthreadpool_create)>(pass::Fn::create);
+      auto create = pass::definition<pass::Fn::create>();
       return create != nullptr ? create(0) : static_cast<pthreadpool_t>(nullptr);
     }
     size_t grant = 1;
@@ -44,10 +43,13 @@ pthreadpool_t executorch_pthreadpool() {
 
 }  // namespace poolshim::abi
 
-extern "C" {
+namespace {
 
-pthreadpool_t pthreadpool_create(size_t threads_count) {
-  POOLSHIM_PTP_FORWARD(create, threads_count);
+// pthreadpool_create on the shared pool, for both exported entries that create one. Called
+// directly, never through the exported symbol: a call through it would go out through the PLT
+// and could land in another module's definition. `caller` is the exported function's return
+// address (the module named by the first-call log).
+pthreadpool_t create_on_shared_pool(size_t threads_count, const void* caller) {
   // A module creating a pool is a good moment to report the modules loaded so far (at info;
   // each module once), including those whose private copies the shim cannot reach.
   diag::report_modules_once();
@@ -56,11 +58,21 @@ pthreadpool_t pthreadpool_create(size_t threads_count) {
   if (h == nullptr) return nullptr;
   if (diag::log_enabled(diag::LogLevel::info)) {
     char what[48];
-    snprintf(what, sizeof what, "pthreadpool_create(%zu)", threads_count);
-    diag::log_first_call(POOLSHIM_SITE, __builtin_return_address(0), what,
-                         "shared pool handle (grant %zu threads)", grant);
+    poolshim::base::Text(what).appendf("pthreadpool_create(%zu)", threads_count);
+    diag::log_first_call(POOLSHIM_SITE, caller, what, "shared pool handle (grant %zu threads)",
+                         grant);
   }
   return to_pool(h);
+}
+
+}  // namespace
+
+extern "C" {
+
+pthreadpool_t pthreadpool_create(size_t threads_count) {
+  if (auto debian = pass::forward_target<pass::Fn::create>())
+    return debian(threads_count);
+  return create_on_shared_pool(threads_count, __builtin_return_address(0));
 }
 
 pthreadpool_t pthreadpool_create_v2(pthreadpool_executor* executor, void* executor_context,
@@ -74,16 +86,18 @@ pthreadpool_t pthreadpool_create_v2(pthreadpool_executor* executor, void* execut
       if (n == 0 || n > cap) n = cap;
     }
     pass::note_missing("pthreadpool_create_v2", "creating a pool of its own threads instead");
-    auto create = pass::get<decltype(&pthreadpool_create)>(pass::Fn::create);
+    auto create = pass::definition<pass::Fn::create>();
     return create(n);
   }
-  if (executor == nullptr) return pthreadpool_create(max_num_threads);
+  if (executor == nullptr)
+    return create_on_shared_pool(max_num_threads, __builtin_return_address(0));
   Handle* h = create_with_executor(executor, executor_context, max_num_threads);
   return h != nullptr ? to_pool(h) : nullptr;
 }
 
 size_t pthreadpool_get_threads_count(pthreadpool_t pool) {
-  POOLSHIM_PTP_FORWARD(get_threads_count, pool);
+  if (auto debian = pass::forward_target<pass::Fn::get_threads_count>())
+    return debian(pool);
   // The width a call on this handle may use now (the grant, narrowed by the pool's size or cap):
   // clients size per-thread buffers by it, and the core bounds this thread's next call by it.
   return width(resolve(pool, "pthreadpool_get_threads_count"));
@@ -92,7 +106,7 @@ size_t pthreadpool_get_threads_count(pthreadpool_t pool) {
 size_t pthreadpool_set_threads_count(pthreadpool_t pool, size_t num_threads) {
   if (pass::active()) {
     pass::note_missing("pthreadpool_set_threads_count", "the count is unchanged");
-    auto get = pass::get<decltype(&pthreadpool_get_threads_count)>(pass::Fn::get_threads_count);
+    auto get = pass::definition<pass::Fn::get_threads_count>();
     return pool != nullptr && get != nullptr ? get(pool) : 1;
   }
   if (pool == nullptr) return 1;  // as upstream
@@ -138,7 +152,8 @@ bool pthreadpool_update_executor(pthreadpool_t pool, pthreadpool_executor* execu
 }
 
 void pthreadpool_destroy(pthreadpool_t pool) {
-  POOLSHIM_PTP_FORWARD(destroy, pool);
+  if (auto debian = pass::forward_target<pass::Fn::destroy>())
+    return debian(pool);
   (void)destroy(pool);
 }
 

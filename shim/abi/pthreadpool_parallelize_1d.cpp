@@ -18,6 +18,7 @@
 #include "abi/pthreadpool_passthrough.h"
 
 using namespace poolshim::abi::ptp;
+namespace pass = poolshim::abi::ptp::passthrough;
 
 namespace {
 
@@ -56,7 +57,8 @@ extern "C" {
 
 void pthreadpool_parallelize_1d(pthreadpool_t pool, pthreadpool_task_1d_t fn, void* context,
                                 size_t range, uint32_t flags) {
-  POOLSHIM_PTP_FORWARD(parallelize_1d, pool, fn, context, range, flags);
+  if (auto debian = pass::forward_target<pass::Fn::parallelize_1d>())
+    return debian(pool, fn, context, range, flags);
   Plain<pthreadpool_task_1d_t> c{fn, context, 0};
   run_ranges(resolve(pool, "pthreadpool_parallelize_1d"), range, run_1d, &c, flags);
 }
@@ -64,7 +66,7 @@ void pthreadpool_parallelize_1d(pthreadpool_t pool, pthreadpool_task_1d_t fn, vo
 void pthreadpool_parallelize_1d_with_thread(pthreadpool_t pool,
                                             pthreadpool_task_1d_with_thread_t fn, void* context,
                                             size_t range, uint32_t flags) {
-  POOLSHIM_PTP_SERIAL_IF_PASSTHROUGH("pthreadpool_parallelize_1d_with_thread", pool);
+  pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_1d_with_thread");
   Plain<pthreadpool_task_1d_with_thread_t> c{fn, context, 0};
   run_ranges(resolve(pool, "pthreadpool_parallelize_1d_with_thread"), range, run_1d_with_thread, &c,
       flags);
@@ -74,8 +76,8 @@ void pthreadpool_parallelize_1d_with_uarch(pthreadpool_t pool, pthreadpool_task_
                                            void* context, uint32_t default_uarch_index,
                                            uint32_t max_uarch_index, size_t range,
                                            uint32_t flags) {
-  POOLSHIM_PTP_FORWARD(parallelize_1d_with_uarch, pool, fn, context, default_uarch_index,
-                       max_uarch_index, range, flags);
+  if (auto debian = pass::forward_target<pass::Fn::parallelize_1d_with_uarch>())
+    return debian(pool, fn, context, default_uarch_index, max_uarch_index, range, flags);
   Plain<pthreadpool_task_1d_with_id_t> c{fn, context, default_uarch_index};
   run_ranges(resolve(pool, "pthreadpool_parallelize_1d_with_uarch"), range, run_1d_with_uarch, &c,
       flags);
@@ -84,7 +86,8 @@ void pthreadpool_parallelize_1d_with_uarch(pthreadpool_t pool, pthreadpool_task_
 void pthreadpool_parallelize_1d_tile_1d(pthreadpool_t pool, pthreadpool_task_1d_tile_1d_t fn,
                                         void* context, size_t range, size_t tile,
                                         uint32_t flags) {
-  POOLSHIM_PTP_FORWARD(parallelize_1d_tile_1d, pool, fn, context, range, tile, flags);
+  if (auto debian = pass::forward_target<pass::Fn::parallelize_1d_tile_1d>())
+    return debian(pool, fn, context, range, tile, flags);
   grid::run_tiles<1, 0x1>(pool, "pthreadpool_parallelize_1d_tile_1d", {range}, {tile}, flags,
                      [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], n[0]); });
 }
@@ -93,7 +96,7 @@ void pthreadpool_parallelize_1d_tile_1d_dynamic(pthreadpool_t pool,
                                                 pthreadpool_task_1d_tile_1d_dynamic_t fn,
                                                 void* context, size_t range, size_t tile,
                                                 uint32_t flags) {
-  POOLSHIM_PTP_SERIAL_IF_PASSTHROUGH("pthreadpool_parallelize_1d_tile_1d_dynamic", pool);
+  pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_1d_tile_1d_dynamic");
   grid::run_dynamic<1, 1>(pool, "pthreadpool_parallelize_1d_tile_1d_dynamic", {range}, {tile},
                           flags,
                           [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], n[0]); });
@@ -102,8 +105,8 @@ void pthreadpool_parallelize_1d_tile_1d_dynamic(pthreadpool_t pool,
 void pthreadpool_parallelize_1d_tile_1d_dynamic_with_thread(
     pthreadpool_t pool, pthreadpool_task_1d_tile_1d_dynamic_with_id_t fn, void* context,
     size_t range, size_t tile, uint32_t flags) {
-  POOLSHIM_PTP_SERIAL_IF_PASSTHROUGH("pthreadpool_parallelize_1d_tile_1d_dynamic_with_thread",
-                                     pool);
+  pool = pass::serial_if_passthrough(
+      pool, "pthreadpool_parallelize_1d_tile_1d_dynamic_with_thread");
   grid::run_dynamic<1, 1>(pool, "pthreadpool_parallelize_1d_tile_1d_dynamic_with_thread", {range},
                           {tile}, flags, [=](size_t t, const size_t* s, const size_t* n) {
                             fn(context, static_cast<uint32_t>(t), s[0], n[0]);
@@ -114,8 +117,8 @@ void pthreadpool_parallelize_1d_tile_1d_dynamic_with_uarch_with_thread(
     pthreadpool_t pool, pthreadpool_task_1d_tile_1d_dynamic_with_id_with_thread_t fn,
     void* context, uint32_t default_uarch_index, uint32_t max_uarch_index, size_t range,
     size_t tile, uint32_t flags) {
-  POOLSHIM_PTP_SERIAL_IF_PASSTHROUGH(
-      "pthreadpool_parallelize_1d_tile_1d_dynamic_with_uarch_with_thread", pool);
+  pool = pass::serial_if_passthrough(
+      pool, "pthreadpool_parallelize_1d_tile_1d_dynamic_with_uarch_with_thread");
   (void)max_uarch_index;
   grid::run_dynamic<1, 1>(pool, "pthreadpool_parallelize_1d_tile_1d_dynamic_with_uarch_with_thread",
                           {range}, {tile}, flags, [=](size_t t, const size_t* s, const size_t* n) {

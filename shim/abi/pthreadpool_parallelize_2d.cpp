@@ -7,14 +7,14 @@
 #include "abi/pthreadpool_passthrough.h"
 
 using namespace poolshim::abi::ptp;
-
-#define PTP_SERIAL(name, pool) POOLSHIM_PTP_SERIAL_IF_PASSTHROUGH("pthreadpool_" name, pool)
+namespace pass = poolshim::abi::ptp::passthrough;
 
 extern "C" {
 
 void pthreadpool_parallelize_2d(pthreadpool_t pool, pthreadpool_task_2d_t fn, void* context,
                                 size_t range_i, size_t range_j, uint32_t flags) {
-  POOLSHIM_PTP_FORWARD(parallelize_2d, pool, fn, context, range_i, range_j, flags);
+  if (auto debian = pass::forward_target<pass::Fn::parallelize_2d>())
+    return debian(pool, fn, context, range_i, range_j, flags);
   grid::run_tiles<2, 0x0>(pool, "pthreadpool_parallelize_2d", {range_i, range_j}, {1, 1}, flags,
                      [=](size_t, const size_t* s, const size_t*) { fn(context, s[0], s[1]); });
 }
@@ -22,7 +22,7 @@ void pthreadpool_parallelize_2d(pthreadpool_t pool, pthreadpool_task_2d_t fn, vo
 void pthreadpool_parallelize_2d_with_thread(pthreadpool_t pool,
                                             pthreadpool_task_2d_with_thread_t fn, void* context,
                                             size_t range_i, size_t range_j, uint32_t flags) {
-  PTP_SERIAL("parallelize_2d_with_thread", pool);
+  pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_2d_with_thread");
   grid::run_tiles<2, 0x0>(pool, "pthreadpool_parallelize_2d_with_thread", {range_i, range_j}, {1, 1},
                      flags,
                      [=](size_t t, const size_t* s, const size_t*) { fn(context, t, s[0], s[1]); });
@@ -31,7 +31,8 @@ void pthreadpool_parallelize_2d_with_thread(pthreadpool_t pool,
 void pthreadpool_parallelize_2d_tile_1d(pthreadpool_t pool, pthreadpool_task_2d_tile_1d_t fn,
                                         void* context, size_t range_i, size_t range_j,
                                         size_t tile_j, uint32_t flags) {
-  POOLSHIM_PTP_FORWARD(parallelize_2d_tile_1d, pool, fn, context, range_i, range_j, tile_j, flags);
+  if (auto debian = pass::forward_target<pass::Fn::parallelize_2d_tile_1d>())
+    return debian(pool, fn, context, range_i, range_j, tile_j, flags);
   grid::run_tiles<2, 0x2>(pool, "pthreadpool_parallelize_2d_tile_1d", {range_i, range_j}, {1, tile_j},
                      flags, [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, s[0], s[1], n[1]);
@@ -43,7 +44,7 @@ void pthreadpool_parallelize_2d_tile_1d_with_uarch(pthreadpool_t pool,
                                                    void* context, uint32_t default_uarch_index,
                                                    uint32_t max_uarch_index, size_t range_i,
                                                    size_t range_j, size_t tile_j, uint32_t flags) {
-  PTP_SERIAL("parallelize_2d_tile_1d_with_uarch", pool);
+  pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_2d_tile_1d_with_uarch");
   (void)max_uarch_index;
   grid::run_tiles<2, 0x2>(pool, "pthreadpool_parallelize_2d_tile_1d_with_uarch", {range_i, range_j},
                      {1, tile_j}, flags, [=](size_t, const size_t* s, const size_t* n) {
@@ -55,7 +56,8 @@ void pthreadpool_parallelize_2d_tile_1d_with_uarch_with_thread(
     pthreadpool_t pool, pthreadpool_task_2d_tile_1d_with_id_with_thread_t fn, void* context,
     uint32_t default_uarch_index, uint32_t max_uarch_index, size_t range_i, size_t range_j,
     size_t tile_j, uint32_t flags) {
-  PTP_SERIAL("parallelize_2d_tile_1d_with_uarch_with_thread", pool);
+  pool = pass::serial_if_passthrough(
+      pool, "pthreadpool_parallelize_2d_tile_1d_with_uarch_with_thread");
   (void)max_uarch_index;
   grid::run_tiles<2, 0x2>(pool, "pthreadpool_parallelize_2d_tile_1d_with_uarch_with_thread",
                      {range_i, range_j}, {1, tile_j}, flags,
@@ -68,7 +70,7 @@ void pthreadpool_parallelize_2d_tile_1d_dynamic(pthreadpool_t pool,
                                                 pthreadpool_task_2d_tile_1d_dynamic_t fn,
                                                 void* context, size_t range_i, size_t range_j,
                                                 size_t tile_j, uint32_t flags) {
-  PTP_SERIAL("parallelize_2d_tile_1d_dynamic", pool);
+  pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_2d_tile_1d_dynamic");
   grid::run_dynamic<2, 1>(pool, "pthreadpool_parallelize_2d_tile_1d_dynamic", {range_i, range_j},
                           {1, tile_j}, flags, [=](size_t, const size_t* s, const size_t* n) {
                             fn(context, s[0], s[1], n[1]);
@@ -78,7 +80,8 @@ void pthreadpool_parallelize_2d_tile_1d_dynamic(pthreadpool_t pool,
 void pthreadpool_parallelize_2d_tile_1d_dynamic_with_thread(
     pthreadpool_t pool, pthreadpool_task_2d_tile_1d_dynamic_with_id_t fn, void* context,
     size_t range_i, size_t range_j, size_t tile_j, uint32_t flags) {
-  PTP_SERIAL("parallelize_2d_tile_1d_dynamic_with_thread", pool);
+  pool = pass::serial_if_passthrough(
+      pool, "pthreadpool_parallelize_2d_tile_1d_dynamic_with_thread");
   grid::run_dynamic<2, 1>(pool, "pthreadpool_parallelize_2d_tile_1d_dynamic_with_thread",
                           {range_i, range_j}, {1, tile_j}, flags,
                           [=](size_t t, const size_t* s, const size_t* n) {
@@ -90,7 +93,8 @@ void pthreadpool_parallelize_2d_tile_1d_dynamic_with_uarch_with_thread(
     pthreadpool_t pool, pthreadpool_task_2d_tile_1d_dynamic_with_id_with_thread_t fn,
     void* context, uint32_t default_uarch_index, uint32_t max_uarch_index, size_t range_i,
     size_t range_j, size_t tile_j, uint32_t flags) {
-  PTP_SERIAL("parallelize_2d_tile_1d_dynamic_with_uarch_with_thread", pool);
+  pool = pass::serial_if_passthrough(
+      pool, "pthreadpool_parallelize_2d_tile_1d_dynamic_with_uarch_with_thread");
   (void)max_uarch_index;
   grid::run_dynamic<2, 1>(pool, "pthreadpool_parallelize_2d_tile_1d_dynamic_with_uarch_with_thread",
                           {range_i, range_j}, {1, tile_j}, flags,
@@ -102,8 +106,8 @@ void pthreadpool_parallelize_2d_tile_1d_dynamic_with_uarch_with_thread(
 void pthreadpool_parallelize_2d_tile_2d(pthreadpool_t pool, pthreadpool_task_2d_tile_2d_t fn,
                                         void* context, size_t range_i, size_t range_j,
                                         size_t tile_i, size_t tile_j, uint32_t flags) {
-  POOLSHIM_PTP_FORWARD(parallelize_2d_tile_2d, pool, fn, context, range_i, range_j, tile_i, tile_j,
-                       flags);
+  if (auto debian = pass::forward_target<pass::Fn::parallelize_2d_tile_2d>())
+    return debian(pool, fn, context, range_i, range_j, tile_i, tile_j, flags);
   grid::run_tiles<2, 0x3>(pool, "pthreadpool_parallelize_2d_tile_2d", {range_i, range_j},
                      {tile_i, tile_j}, flags, [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, s[0], s[1], n[0], n[1]);
@@ -114,7 +118,7 @@ void pthreadpool_parallelize_2d_tile_2d_dynamic(pthreadpool_t pool,
                                                 pthreadpool_task_2d_tile_2d_dynamic_t fn,
                                                 void* context, size_t range_i, size_t range_j,
                                                 size_t tile_i, size_t tile_j, uint32_t flags) {
-  PTP_SERIAL("parallelize_2d_tile_2d_dynamic", pool);
+  pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_2d_tile_2d_dynamic");
   grid::run_dynamic<2, 2>(pool, "pthreadpool_parallelize_2d_tile_2d_dynamic", {range_i, range_j},
                           {tile_i, tile_j}, flags, [=](size_t, const size_t* s, const size_t* n) {
                             fn(context, s[0], s[1], n[0], n[1]);
@@ -125,7 +129,7 @@ void pthreadpool_parallelize_2d_tile_2d_dynamic_with_uarch(
     pthreadpool_t pool, pthreadpool_task_2d_tile_2d_dynamic_with_id_t fn, void* context,
     uint32_t default_uarch_index, uint32_t max_uarch_index, size_t range_i, size_t range_j,
     size_t tile_i, size_t tile_j, uint32_t flags) {
-  PTP_SERIAL("parallelize_2d_tile_2d_dynamic_with_uarch", pool);
+  pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_2d_tile_2d_dynamic_with_uarch");
   (void)max_uarch_index;
   grid::run_dynamic<2, 2>(pool, "pthreadpool_parallelize_2d_tile_2d_dynamic_with_uarch",
                           {range_i, range_j}, {tile_i, tile_j}, flags,
@@ -137,7 +141,8 @@ void pthreadpool_parallelize_2d_tile_2d_dynamic_with_uarch(
 void pthreadpool_parallelize_2d_tile_2d_dynamic_with_thread(
     pthreadpool_t pool, pthreadpool_task_2d_tile_2d_dynamic_with_id_t fn, void* context,
     size_t range_i, size_t range_j, size_t tile_i, size_t tile_j, uint32_t flags) {
-  PTP_SERIAL("parallelize_2d_tile_2d_dynamic_with_thread", pool);
+  pool = pass::serial_if_passthrough(
+      pool, "pthreadpool_parallelize_2d_tile_2d_dynamic_with_thread");
   grid::run_dynamic<2, 2>(pool, "pthreadpool_parallelize_2d_tile_2d_dynamic_with_thread",
                           {range_i, range_j}, {tile_i, tile_j}, flags,
                           [=](size_t t, const size_t* s, const size_t* n) {
@@ -151,8 +156,9 @@ void pthreadpool_parallelize_2d_tile_2d_with_uarch(pthreadpool_t pool,
                                                    uint32_t max_uarch_index, size_t range_i,
                                                    size_t range_j, size_t tile_i, size_t tile_j,
                                                    uint32_t flags) {
-  POOLSHIM_PTP_FORWARD(parallelize_2d_tile_2d_with_uarch, pool, fn, context, default_uarch_index,
-                       max_uarch_index, range_i, range_j, tile_i, tile_j, flags);
+  if (auto debian = pass::forward_target<pass::Fn::parallelize_2d_tile_2d_with_uarch>())
+    return debian(pool, fn, context, default_uarch_index, max_uarch_index, range_i, range_j, tile_i,
+                  tile_j, flags);
   grid::run_tiles<2, 0x3>(pool, "pthreadpool_parallelize_2d_tile_2d_with_uarch", {range_i, range_j},
                      {tile_i, tile_j}, flags, [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, default_uarch_index, s[0], s[1], n[0], n[1]);

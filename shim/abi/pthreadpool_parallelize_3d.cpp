@@ -5,14 +5,14 @@
 #include "abi/pthreadpool_passthrough.h"
 
 using namespace poolshim::abi::ptp;
-
-#define PTP_SERIAL(name, pool) POOLSHIM_PTP_SERIAL_IF_PASSTHROUGH("pthreadpool_" name, pool)
+namespace pass = poolshim::abi::ptp::passthrough;
 
 extern "C" {
 
 void pthreadpool_parallelize_3d(pthreadpool_t pool, pthreadpool_task_3d_t fn, void* context,
                                 size_t range_i, size_t range_j, size_t range_k, uint32_t flags) {
-  POOLSHIM_PTP_FORWARD(parallelize_3d, pool, fn, context, range_i, range_j, range_k, flags);
+  if (auto debian = pass::forward_target<pass::Fn::parallelize_3d>())
+    return debian(pool, fn, context, range_i, range_j, range_k, flags);
   grid::run_tiles<3, 0x0>(pool, "pthreadpool_parallelize_3d", {range_i, range_j, range_k}, {1, 1, 1},
                      flags, [=](size_t, const size_t* s, const size_t*) {
                        fn(context, s[0], s[1], s[2]);
@@ -22,8 +22,8 @@ void pthreadpool_parallelize_3d(pthreadpool_t pool, pthreadpool_task_3d_t fn, vo
 void pthreadpool_parallelize_3d_tile_1d(pthreadpool_t pool, pthreadpool_task_3d_tile_1d_t fn,
                                         void* context, size_t range_i, size_t range_j,
                                         size_t range_k, size_t tile_k, uint32_t flags) {
-  POOLSHIM_PTP_FORWARD(parallelize_3d_tile_1d, pool, fn, context, range_i, range_j, range_k, tile_k,
-                       flags);
+  if (auto debian = pass::forward_target<pass::Fn::parallelize_3d_tile_1d>())
+    return debian(pool, fn, context, range_i, range_j, range_k, tile_k, flags);
   grid::run_tiles<3, 0x4>(pool, "pthreadpool_parallelize_3d_tile_1d", {range_i, range_j, range_k},
                      {1, 1, tile_k}, flags, [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, s[0], s[1], s[2], n[2]);
@@ -34,7 +34,7 @@ void pthreadpool_parallelize_3d_tile_1d_with_thread(pthreadpool_t pool,
                                                     pthreadpool_task_3d_tile_1d_with_thread_t fn,
                                                     void* context, size_t range_i, size_t range_j,
                                                     size_t range_k, size_t tile_k, uint32_t flags) {
-  PTP_SERIAL("parallelize_3d_tile_1d_with_thread", pool);
+  pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_3d_tile_1d_with_thread");
   grid::run_tiles<3, 0x4>(pool, "pthreadpool_parallelize_3d_tile_1d_with_thread",
                      {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
                      [=](size_t t, const size_t* s, const size_t* n) {
@@ -48,7 +48,7 @@ void pthreadpool_parallelize_3d_tile_1d_with_uarch(pthreadpool_t pool,
                                                    uint32_t max_uarch_index, size_t range_i,
                                                    size_t range_j, size_t range_k, size_t tile_k,
                                                    uint32_t flags) {
-  PTP_SERIAL("parallelize_3d_tile_1d_with_uarch", pool);
+  pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_3d_tile_1d_with_uarch");
   (void)max_uarch_index;
   grid::run_tiles<3, 0x4>(pool, "pthreadpool_parallelize_3d_tile_1d_with_uarch",
                      {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
@@ -61,7 +61,8 @@ void pthreadpool_parallelize_3d_tile_1d_with_uarch_with_thread(
     pthreadpool_t pool, pthreadpool_task_3d_tile_1d_with_id_with_thread_t fn, void* context,
     uint32_t default_uarch_index, uint32_t max_uarch_index, size_t range_i, size_t range_j,
     size_t range_k, size_t tile_k, uint32_t flags) {
-  PTP_SERIAL("parallelize_3d_tile_1d_with_uarch_with_thread", pool);
+  pool = pass::serial_if_passthrough(
+      pool, "pthreadpool_parallelize_3d_tile_1d_with_uarch_with_thread");
   (void)max_uarch_index;
   grid::run_tiles<3, 0x4>(pool, "pthreadpool_parallelize_3d_tile_1d_with_uarch_with_thread",
                      {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
@@ -74,7 +75,7 @@ void pthreadpool_parallelize_3d_tile_1d_dynamic(pthreadpool_t pool,
                                                 pthreadpool_task_3d_tile_1d_dynamic_t fn,
                                                 void* context, size_t range_i, size_t range_j,
                                                 size_t range_k, size_t tile_k, uint32_t flags) {
-  PTP_SERIAL("parallelize_3d_tile_1d_dynamic", pool);
+  pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_3d_tile_1d_dynamic");
   grid::run_dynamic<3, 1>(pool, "pthreadpool_parallelize_3d_tile_1d_dynamic",
                           {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
                           [=](size_t, const size_t* s, const size_t* n) {
@@ -85,7 +86,8 @@ void pthreadpool_parallelize_3d_tile_1d_dynamic(pthreadpool_t pool,
 void pthreadpool_parallelize_3d_tile_1d_dynamic_with_thread(
     pthreadpool_t pool, pthreadpool_task_3d_tile_1d_dynamic_with_id_t fn, void* context,
     size_t range_i, size_t range_j, size_t range_k, size_t tile_k, uint32_t flags) {
-  PTP_SERIAL("parallelize_3d_tile_1d_dynamic_with_thread", pool);
+  pool = pass::serial_if_passthrough(
+      pool, "pthreadpool_parallelize_3d_tile_1d_dynamic_with_thread");
   grid::run_dynamic<3, 1>(pool, "pthreadpool_parallelize_3d_tile_1d_dynamic_with_thread",
                           {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
                           [=](size_t t, const size_t* s, const size_t* n) {
@@ -97,7 +99,8 @@ void pthreadpool_parallelize_3d_tile_1d_dynamic_with_uarch_with_thread(
     pthreadpool_t pool, pthreadpool_task_3d_tile_1d_dynamic_with_id_with_thread_t fn,
     void* context, uint32_t default_uarch_index, uint32_t max_uarch_index, size_t range_i,
     size_t range_j, size_t range_k, size_t tile_k, uint32_t flags) {
-  PTP_SERIAL("parallelize_3d_tile_1d_dynamic_with_uarch_with_thread", pool);
+  pool = pass::serial_if_passthrough(
+      pool, "pthreadpool_parallelize_3d_tile_1d_dynamic_with_uarch_with_thread");
   (void)max_uarch_index;
   grid::run_dynamic<3, 1>(pool, "pthreadpool_parallelize_3d_tile_1d_dynamic_with_uarch_with_thread",
                           {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
@@ -110,8 +113,8 @@ void pthreadpool_parallelize_3d_tile_2d(pthreadpool_t pool, pthreadpool_task_3d_
                                         void* context, size_t range_i, size_t range_j,
                                         size_t range_k, size_t tile_j, size_t tile_k,
                                         uint32_t flags) {
-  POOLSHIM_PTP_FORWARD(parallelize_3d_tile_2d, pool, fn, context, range_i, range_j, range_k, tile_j,
-                       tile_k, flags);
+  if (auto debian = pass::forward_target<pass::Fn::parallelize_3d_tile_2d>())
+    return debian(pool, fn, context, range_i, range_j, range_k, tile_j, tile_k, flags);
   grid::run_tiles<3, 0x6>(pool, "pthreadpool_parallelize_3d_tile_2d", {range_i, range_j, range_k},
                      {1, tile_j, tile_k}, flags, [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, s[0], s[1], s[2], n[1], n[2]);
@@ -123,7 +126,7 @@ void pthreadpool_parallelize_3d_tile_2d_dynamic(pthreadpool_t pool,
                                                 void* context, size_t range_i, size_t range_j,
                                                 size_t range_k, size_t tile_j, size_t tile_k,
                                                 uint32_t flags) {
-  PTP_SERIAL("parallelize_3d_tile_2d_dynamic", pool);
+  pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_3d_tile_2d_dynamic");
   grid::run_dynamic<3, 2>(pool, "pthreadpool_parallelize_3d_tile_2d_dynamic",
                           {range_i, range_j, range_k}, {1, tile_j, tile_k}, flags,
                           [=](size_t, const size_t* s, const size_t* n) {
@@ -135,7 +138,7 @@ void pthreadpool_parallelize_3d_tile_2d_dynamic_with_uarch(
     pthreadpool_t pool, pthreadpool_task_3d_tile_2d_dynamic_with_id_t fn, void* context,
     uint32_t default_uarch_index, uint32_t max_uarch_index, size_t range_i, size_t range_j,
     size_t range_k, size_t tile_j, size_t tile_k, uint32_t flags) {
-  PTP_SERIAL("parallelize_3d_tile_2d_dynamic_with_uarch", pool);
+  pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_3d_tile_2d_dynamic_with_uarch");
   (void)max_uarch_index;
   grid::run_dynamic<3, 2>(pool, "pthreadpool_parallelize_3d_tile_2d_dynamic_with_uarch",
                           {range_i, range_j, range_k}, {1, tile_j, tile_k}, flags,
@@ -148,7 +151,8 @@ void pthreadpool_parallelize_3d_tile_2d_dynamic_with_thread(
     pthreadpool_t pool, pthreadpool_task_3d_tile_2d_dynamic_with_id_t fn, void* context,
     size_t range_i, size_t range_j, size_t range_k, size_t tile_j, size_t tile_k,
     uint32_t flags) {
-  PTP_SERIAL("parallelize_3d_tile_2d_dynamic_with_thread", pool);
+  pool = pass::serial_if_passthrough(
+      pool, "pthreadpool_parallelize_3d_tile_2d_dynamic_with_thread");
   grid::run_dynamic<3, 2>(pool, "pthreadpool_parallelize_3d_tile_2d_dynamic_with_thread",
                           {range_i, range_j, range_k}, {1, tile_j, tile_k}, flags,
                           [=](size_t t, const size_t* s, const size_t* n) {
@@ -162,8 +166,9 @@ void pthreadpool_parallelize_3d_tile_2d_with_uarch(pthreadpool_t pool,
                                                    uint32_t max_uarch_index, size_t range_i,
                                                    size_t range_j, size_t range_k, size_t tile_j,
                                                    size_t tile_k, uint32_t flags) {
-  POOLSHIM_PTP_FORWARD(parallelize_3d_tile_2d_with_uarch, pool, fn, context, default_uarch_index,
-                       max_uarch_index, range_i, range_j, range_k, tile_j, tile_k, flags);
+  if (auto debian = pass::forward_target<pass::Fn::parallelize_3d_tile_2d_with_uarch>())
+    return debian(pool, fn, context, default_uarch_index, max_uarch_index, range_i, range_j,
+                  range_k, tile_j, tile_k, flags);
   grid::run_tiles<3, 0x6>(pool, "pthreadpool_parallelize_3d_tile_2d_with_uarch",
                      {range_i, range_j, range_k}, {1, tile_j, tile_k}, flags,
                      [=](size_t, const size_t* s, const size_t* n) {

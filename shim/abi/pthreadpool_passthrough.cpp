@@ -6,12 +6,12 @@
 // export forwards to Debian again); outside it the shim never calls Debian's compute_*.
 #include "abi/pthreadpool_passthrough.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
 
 #include <atomic>
 
+#include "base/private_library.h"
 #include "core/fork.h"
 #include "diag/log.h"
 #include "diag/options.h"
@@ -23,20 +23,9 @@ constexpr const char* kSoname = "libpthreadpool.so.0";
 
 // Indexed by Fn.
 constexpr const char* kNames[] = {
-    "pthreadpool_create", "pthreadpool_destroy", "pthreadpool_get_threads_count",
-    "pthreadpool_parallelize_1d", "pthreadpool_parallelize_1d_with_uarch",
-    "pthreadpool_parallelize_1d_tile_1d", "pthreadpool_parallelize_2d",
-    "pthreadpool_parallelize_2d_tile_1d", "pthreadpool_parallelize_2d_tile_2d",
-    "pthreadpool_parallelize_2d_tile_2d_with_uarch", "pthreadpool_parallelize_3d",
-    "pthreadpool_parallelize_3d_tile_1d", "pthreadpool_parallelize_3d_tile_2d",
-    "pthreadpool_parallelize_3d_tile_2d_with_uarch", "pthreadpool_parallelize_4d",
-    "pthreadpool_parallelize_4d_tile_1d", "pthreadpool_parallelize_4d_tile_2d",
-    "pthreadpool_parallelize_4d_tile_2d_with_uarch", "pthreadpool_parallelize_5d",
-    "pthreadpool_parallelize_5d_tile_1d", "pthreadpool_parallelize_5d_tile_2d",
-    "pthreadpool_parallelize_6d", "pthreadpool_parallelize_6d_tile_1d",
-    "pthreadpool_parallelize_6d_tile_2d", "pthreadpool_compute_1d", "pthreadpool_compute_1d_tiled",
-    "pthreadpool_compute_2d", "pthreadpool_compute_2d_tiled", "pthreadpool_compute_3d_tiled",
-    "pthreadpool_compute_4d_tiled",
+#define POOLSHIM_PTP_NAME(name) "pthreadpool_" #name,
+    POOLSHIM_PTP_DEBIAN_FUNCTIONS(POOLSHIM_PTP_NAME)
+#undef POOLSHIM_PTP_NAME
 };
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Fn::count),
               "one name per Fn");
@@ -50,24 +39,14 @@ pthread_once_t g_once = PTHREAD_ONCE_INIT;
 std::atomic<int> g_mode{0};
 
 void load() {
-  void* handle = dlopen(kSoname, RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* err = dlerror();
+  // Privately, refusing any symbol that resolves into the shim itself (a forwarded call would
+  // recurse forever): base/private_library.h.
+  base::PrivateLibrary lib =
+      base::open_private(kSoname, kNames, static_cast<size_t>(Fn::count), g_symbols);
+  if (lib.handle == nullptr) {
     POOLSHIM_LOG(warn, "POOLSHIM_DISABLE=pthreadpool: cannot open %s (%s); the shim keeps serving "
-                 "the pthreadpool API", kSoname, err ? err : "unknown error");
+                 "the pthreadpool API", kSoname, lib.error);
     return;
-  }
-  Dl_info mine;
-  bool have_mine = dladdr(reinterpret_cast<void*>(&load), &mine) != 0;
-  for (size_t i = 0; i < static_cast<size_t>(Fn::count); ++i) {
-    void* sym = dlsym(handle, kNames[i]);
-    // dlsym on a handle searches that object and its dependencies only; still refuse an address
-    // inside the shim, which would make a forwarded call recurse forever.
-    Dl_info theirs;
-    if (sym != nullptr && have_mine && dladdr(sym, &theirs) != 0 &&
-        theirs.dli_fbase == mine.dli_fbase)
-      sym = nullptr;
-    g_symbols[i] = sym;
   }
   g_loaded = g_symbols[static_cast<size_t>(Fn::create)] != nullptr &&
              g_symbols[static_cast<size_t>(Fn::destroy)] != nullptr;

@@ -8,18 +8,40 @@
 
 namespace poolshim::abi::ptp::passthrough {
 
-// The 30 functions of Debian's libpthreadpool0 (0.0~git20210507).
+// The 30 functions of Debian's libpthreadpool0 (0.0~git20210507), as X(name) for
+// pthreadpool_<name>: the Fn enum, the names looked up and each one's type (Debian<f>) come from
+// this one list.
+#define POOLSHIM_PTP_DEBIAN_FUNCTIONS(X)                                                       \
+  X(create) X(destroy) X(get_threads_count)                                                   \
+  X(parallelize_1d) X(parallelize_1d_with_uarch) X(parallelize_1d_tile_1d)                    \
+  X(parallelize_2d) X(parallelize_2d_tile_1d) X(parallelize_2d_tile_2d)                       \
+  X(parallelize_2d_tile_2d_with_uarch)                                                        \
+  X(parallelize_3d) X(parallelize_3d_tile_1d) X(parallelize_3d_tile_2d)                       \
+  X(parallelize_3d_tile_2d_with_uarch)                                                        \
+  X(parallelize_4d) X(parallelize_4d_tile_1d) X(parallelize_4d_tile_2d)                       \
+  X(parallelize_4d_tile_2d_with_uarch)                                                        \
+  X(parallelize_5d) X(parallelize_5d_tile_1d) X(parallelize_5d_tile_2d)                       \
+  X(parallelize_6d) X(parallelize_6d_tile_1d) X(parallelize_6d_tile_2d)                       \
+  X(compute_1d) X(compute_1d_tiled) X(compute_2d) X(compute_2d_tiled) X(compute_3d_tiled)     \
+  X(compute_4d_tiled)
+
 enum class Fn : unsigned {
-  create, destroy, get_threads_count,
-  parallelize_1d, parallelize_1d_with_uarch, parallelize_1d_tile_1d,
-  parallelize_2d, parallelize_2d_tile_1d, parallelize_2d_tile_2d, parallelize_2d_tile_2d_with_uarch,
-  parallelize_3d, parallelize_3d_tile_1d, parallelize_3d_tile_2d, parallelize_3d_tile_2d_with_uarch,
-  parallelize_4d, parallelize_4d_tile_1d, parallelize_4d_tile_2d, parallelize_4d_tile_2d_with_uarch,
-  parallelize_5d, parallelize_5d_tile_1d, parallelize_5d_tile_2d,
-  parallelize_6d, parallelize_6d_tile_1d, parallelize_6d_tile_2d,
-  compute_1d, compute_1d_tiled, compute_2d, compute_2d_tiled, compute_3d_tiled, compute_4d_tiled,
+#define POOLSHIM_PTP_ENUM(name) name,
+  POOLSHIM_PTP_DEBIAN_FUNCTIONS(POOLSHIM_PTP_ENUM)
+#undef POOLSHIM_PTP_ENUM
   count
 };
+
+// Debian<f>::type: the C function type of pthreadpool_<f> (ours and Debian's are the same ABI).
+template <Fn f>
+struct Debian;
+#define POOLSHIM_PTP_TYPE(name)                 \
+  template <>                                   \
+  struct Debian<Fn::name> {                     \
+    using type = decltype(pthreadpool_##name);  \
+  };
+POOLSHIM_PTP_DEBIAN_FUNCTIONS(POOLSHIM_PTP_TYPE)
+#undef POOLSHIM_PTP_TYPE
 
 // True when the pthreadpool surface is disabled (read once from diag::options()).
 bool active();
@@ -27,33 +49,35 @@ bool active();
 // Debian's definition of f, or nullptr when the library or the symbol is missing.
 void* symbol(Fn f);
 
-template <typename F>
-inline F get(Fn f) {
-  return reinterpret_cast<F>(symbol(f));
+// Debian's definition of f, typed, or nullptr when the library or the symbol is missing.
+template <Fn f>
+inline typename Debian<f>::type* definition() {
+  return reinterpret_cast<typename Debian<f>::type*>(symbol(f));
+}
+
+// In an exported function: Debian's definition of f when the surface is disabled and Debian has
+// it; the function then returns what that gives for its own arguments. nullptr otherwise: the
+// shim serves the call.
+//
+//   if (auto debian = pass::forward_target<pass::Fn::parallelize_1d>())
+//     return debian(pool, fn, context, range, flags);
+template <Fn f>
+inline typename Debian<f>::type* forward_target() {
+  return active() ? definition<f>() : nullptr;
 }
 
 // For a function Debian lacks: logs once (info) what passthrough mode does instead, e.g.
 // note_missing("pthreadpool_parallelize_2d_with_thread", "running it serially").
 void note_missing(const char* name, const char* fallback);
 
+// For the functions Debian lacks: the pool to run on. In passthrough mode nullptr, so the call
+// runs serially on the caller (noted once per function), otherwise pool.
+//
+//   pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_2d_with_thread");
+inline pthreadpool_t serial_if_passthrough(pthreadpool_t pool, const char* name) {
+  if (!active()) return pool;
+  note_missing(name, "running it serially");
+  return nullptr;
+}
+
 }  // namespace poolshim::abi::ptp::passthrough
-
-// In an exported function: when the surface is disabled, forward to Debian's `fn` and return its
-// result; if Debian lacks it, fall through with the pool argument cleared (serial).
-#define POOLSHIM_PTP_FORWARD(fn, ...)                                                         \
-  do {                                                                                        \
-    if (::poolshim::abi::ptp::passthrough::active()) {                                        \
-      auto f_ = ::poolshim::abi::ptp::passthrough::get<decltype(&pthreadpool_##fn)>(         \
-          ::poolshim::abi::ptp::passthrough::Fn::fn);                                         \
-      if (f_ != nullptr) return f_(__VA_ARGS__);                                              \
-    }                                                                                         \
-  } while (0)
-
-// For the functions Debian lacks: in passthrough mode, clear `pool` so the call runs serially.
-#define POOLSHIM_PTP_SERIAL_IF_PASSTHROUGH(name, pool)                                        \
-  do {                                                                                        \
-    if (::poolshim::abi::ptp::passthrough::active()) {                                        \
-      ::poolshim::abi::ptp::passthrough::note_missing(name, "running it serially");                                   \
-      pool = nullptr;                                                                         \
-    }                                                                                         \
-  } while (0)

@@ -20,7 +20,7 @@
 
 #include "budget/cgroup_parse.h"
 #include "budget/sysfs.h"
-#include "budget/text.h"
+#include "base/text.h"
 #include "diag/log.h"
 
 namespace poolshim::budget {
@@ -51,9 +51,9 @@ void note_problem(CgroupLimit* limit, const char* fmt, ...) {
   char msg[256];
   va_list ap;
   va_start(ap, fmt);
-  std::vsnprintf(msg, sizeof(msg), fmt, ap);
+  base::Text(msg).vappendf(fmt, ap);
   va_end(ap);
-  if (limit->problems++ == 0) copy_text(limit->problem, sizeof(limit->problem), msg);
+  if (limit->problems++ == 0) base::Text(limit->problem).append(msg);
   POOLSHIM_LOG(warn, "budget: cgroup limit ignored: %s", msg);
 }
 
@@ -126,8 +126,7 @@ void read_mountinfo(Hierarchy* v2, Hierarchy* v1, CgroupLimit* limit) {
 enum class Read { ok, absent, failed };
 Read read_value(const char* dir, const char* name, char* buf, size_t cap, CgroupLimit* limit) {
   char path[kCgroupPathCap + 32];
-  path[0] = '\0';
-  appendf(path, sizeof(path), "%s/%s", dir, name);
+  base::Text(path).appendf("%s/%s", dir, name);
   if (sysfs::read_small_file(path, buf, cap) >= 0) return Read::ok;
   int err = errno;
   if (err == ENOENT) return Read::absent;
@@ -139,7 +138,7 @@ Read read_value(const char* dir, const char* name, char* buf, size_t cap, Cgroup
 void note_bad_value(CgroupLimit* limit, const char* dir, const char* name, const char* why,
                     const char* text) {
   char quoted[48];
-  quote_value(quoted, sizeof(quoted), text, 40);
+  base::Text(quoted).append_sanitized(text, 40);
   note_problem(limit, "%s/%s: %s ('%s')", dir, name, why, quoted);
 }
 
@@ -171,7 +170,7 @@ bool limit_at(CgroupVersion version, const char* dir, uint64_t* quota, uint64_t*
 // Walks from h's directory up to its mount point, keeping the tightest limit in *limit.
 void walk_up(const Hierarchy& h, CgroupLimit* limit) {
   char dir[kCgroupPathCap];
-  copy_text(dir, sizeof(dir), h.dir);
+  base::Text(dir).append(h.dir);
   size_t len = std::strlen(dir);
   for (;;) {
     uint64_t quota = 0, period = 0;
@@ -185,7 +184,7 @@ void walk_up(const Hierarchy& h, CgroupLimit* limit) {
         limit->quota = quota;
         limit->period = period;
         limit->cpus = quota_cpus(quota, period);
-        copy_text(limit->dir, sizeof(limit->dir), dir[0] ? dir : "/");
+        base::Text(limit->dir).append(dir[0] ? dir : "/");
       }
     }
     if (len <= h.mount_len) break;
@@ -199,9 +198,9 @@ void walk_up(const Hierarchy& h, CgroupLimit* limit) {
 
 void note_checked(CgroupLimit* limit, const Hierarchy& h) {
   if (!h.member || !h.mounted) return;
-  appendf(limit->checked, sizeof(limit->checked), "%s%s %s%s", limit->checked[0] ? "; " : "",
-          version_name(h.version), h.dir[0] ? h.dir : "/",
-          h.inside_root ? "" : " (cgroup outside the mount's root)");
+  base::Text::after(limit->checked, sizeof(limit->checked))
+      .appendf("%s%s %s%s", limit->checked[0] ? "; " : "", version_name(h.version),
+               h.dir[0] ? h.dir : "/", h.inside_root ? "" : " (cgroup outside the mount's root)");
 }
 
 }  // namespace
@@ -223,30 +222,28 @@ CgroupLimit read_cgroup_limit() {
 }
 
 void describe_limit(const CgroupLimit& limit, char* out, size_t cap) {
-  if (cap == 0) return;
-  out[0] = '\0';
+  base::Text text(out, cap);
   auto q = static_cast<unsigned long long>(limit.quota);
   auto p = static_cast<unsigned long long>(limit.period);
   if (limit.version == CgroupVersion::v2) {
-    appendf(out, cap, "cgroup v2 cpu.max %llu %llu at %s", q, p, limit.dir);
+    text.appendf("cgroup v2 cpu.max %llu %llu at %s", q, p, limit.dir);
   } else if (limit.version == CgroupVersion::v1) {
-    appendf(out, cap, "cgroup v1 cpu.cfs_quota_us %llu cpu.cfs_period_us %llu at %s", q, p,
-            limit.dir);
+    text.appendf("cgroup v1 cpu.cfs_quota_us %llu cpu.cfs_period_us %llu at %s", q, p, limit.dir);
   }
 }
 
 void describe_detail(const CgroupLimit& limit, char* out, size_t cap) {
-  if (cap == 0) return;
-  out[0] = '\0';
+  base::Text text(out, cap);
   if (limit.version != CgroupVersion::none) {
     describe_limit(limit, out, cap);
-    if (limit.problems > 0) appendf(out, cap, "; ignored: %s", limit.problem);
+    text = base::Text::after(out, cap);
+    if (limit.problems > 0) text.appendf("; ignored: %s", limit.problem);
   } else if (limit.problems > 0) {
-    appendf(out, cap, "no cgroup limit applied: %s", limit.problem);
+    text.appendf("no cgroup limit applied: %s", limit.problem);
   } else if (limit.checked[0] != '\0') {
-    appendf(out, cap, "no cgroup cpu limit (checked %s and parents)", limit.checked);
+    text.appendf("no cgroup cpu limit (checked %s and parents)", limit.checked);
   } else {
-    appendf(out, cap, "no cgroup cpu limit (no cgroup hierarchy with the cpu controller mounted)");
+    text.append("no cgroup cpu limit (no cgroup hierarchy with the cpu controller mounted)");
   }
 }
 

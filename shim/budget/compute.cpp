@@ -1,7 +1,7 @@
 // The budget as a pure function: see compute.h.
 #include "budget/compute.h"
 
-#include "budget/text.h"
+#include "base/text.h"
 
 namespace poolshim::budget {
 namespace {
@@ -18,35 +18,34 @@ Budget compute_budget(const Inputs& in) {
     b.cgroup_cpus = in.cgroup->cpus;
     describe_detail(*in.cgroup, b.cgroup_detail, sizeof(b.cgroup_detail));
   } else {
-    copy_text(b.cgroup_detail, sizeof(b.cgroup_detail), "cgroup not consulted");
+    base::Text(b.cgroup_detail).append("cgroup not consulted");
   }
 
   if (in.env_threads > 0) {
     b.threads = in.env_threads;
-    appendf(b.source, sizeof(b.source), "POOLSHIM_NUM_THREADS=%zu", in.env_threads);
+    base::Text(b.source).appendf("POOLSHIM_NUM_THREADS=%zu", in.env_threads);
     return b;
   }
 
   if (in.affinity_cpus > 0) {
     b.threads = in.affinity_cpus;
-    appendf(b.source, sizeof(b.source), "affinity mask (%zu %s)", in.affinity_cpus,
-            plural(in.affinity_cpus));
+    base::Text(b.source).appendf("affinity mask (%zu %s)", in.affinity_cpus,
+                                 plural(in.affinity_cpus));
   } else if (in.online_cpus > 0) {
     b.threads = in.online_cpus;
-    appendf(b.source, sizeof(b.source), "online CPUs (%zu %s; affinity mask unreadable)",
-            in.online_cpus, plural(in.online_cpus));
+    base::Text(b.source).appendf("online CPUs (%zu %s; affinity mask unreadable)",
+                                 in.online_cpus, plural(in.online_cpus));
   } else {
     b.threads = 1;
-    copy_text(b.source, sizeof(b.source),
-              "default (1 thread: neither the affinity mask nor the CPU count could be read)");
+    base::Text(b.source).append(
+        "default (1 thread: neither the affinity mask nor the CPU count could be read)");
   }
 
   // A tie keeps the affinity mask as the source: it is the more direct constraint.
   if (in.cgroup != nullptr && in.cgroup->cpus > 0 && in.cgroup->cpus < b.threads) {
     b.threads = in.cgroup->cpus;
-    b.source[0] = '\0';
     describe_limit(*in.cgroup, b.source, sizeof(b.source));
-    appendf(b.source, sizeof(b.source), " (%zu %s)", b.threads, plural(b.threads));
+    base::Text::after(b.source, sizeof(b.source)).appendf(" (%zu %s)", b.threads, plural(b.threads));
   }
   return b;
 }

@@ -4,7 +4,8 @@
 #include <cstdint>
 #include <dlfcn.h>
 
-#include "budget/text.h"
+#include "base/private_library.h"
+#include "base/text.h"
 #include "diag/log.h"
 
 namespace poolshim::budget {
@@ -16,28 +17,32 @@ using CountFn = uint32_t (*)();
 
 Topology unavailable(const char* soname, const char* why, const char* more) {
   Topology t;
-  appendf(t.detail, sizeof(t.detail), "%s %s%s%s", soname, why, more ? ": " : "", more ? more : "");
+  base::Text(t.detail).appendf("%s %s%s%s", soname, why, more ? ": " : "", more ? more : "");
   return t;
 }
+
+constexpr const char* kEntryPoints[] = {"cpuinfo_initialize", "cpuinfo_get_packages_count",
+                                        "cpuinfo_get_cores_count", "cpuinfo_get_processors_count"};
+constexpr size_t kEntryCount = sizeof(kEntryPoints) / sizeof(kEntryPoints[0]);
 
 }  // namespace
 
 Topology probe_topology(const char* soname) {
-  // RTLD_LOCAL keeps cpuinfo's symbols out of the global scope (see topology.h). RTLD_NOW: fail
-  // here, not later in a report, if something is missing.
-  void* handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* err = dlerror();
-    Topology t = unavailable(soname, "not loadable", err);
+  // Privately (RTLD_LOCAL keeps cpuinfo's symbols out of the global scope, see topology.h;
+  // RTLD_NOW fails here, not later in a report): base/private_library.h.
+  void* entry[kEntryCount];
+  base::PrivateLibrary lib = base::open_private(soname, kEntryPoints, kEntryCount, entry);
+  if (lib.handle == nullptr) {
+    Topology t = unavailable(soname, "not loadable", lib.error);
     POOLSHIM_LOG(debug, "topology: %s", t.detail);
     return t;
   }
-  auto init = reinterpret_cast<InitFn>(dlsym(handle, "cpuinfo_initialize"));
-  auto packages = reinterpret_cast<CountFn>(dlsym(handle, "cpuinfo_get_packages_count"));
-  auto cores = reinterpret_cast<CountFn>(dlsym(handle, "cpuinfo_get_cores_count"));
-  auto logical = reinterpret_cast<CountFn>(dlsym(handle, "cpuinfo_get_processors_count"));
-  if (init == nullptr || packages == nullptr || cores == nullptr || logical == nullptr) {
-    dlclose(handle);  // nothing of it ran: safe to unload
+  auto init = reinterpret_cast<InitFn>(entry[0]);
+  auto packages = reinterpret_cast<CountFn>(entry[1]);
+  auto cores = reinterpret_cast<CountFn>(entry[2]);
+  auto logical = reinterpret_cast<CountFn>(entry[3]);
+  if (lib.found != kEntryCount) {
+    dlclose(lib.handle);  // nothing of it ran: safe to unload
     return unavailable(soname, "lacks the cpuinfo entry points", nullptr);
   }
   if (!init()) return unavailable(soname, "cpuinfo_initialize() failed", nullptr);
@@ -47,9 +52,9 @@ Topology probe_topology(const char* soname) {
   t.logical = logical();
   t.available = t.logical > 0;
   if (!t.available) return unavailable(soname, "reports no processors", nullptr);
-  appendf(t.detail, sizeof(t.detail), "cpuinfo: %zu package%s, %zu core%s, %zu logical CPU%s",
-          t.packages, t.packages == 1 ? "" : "s", t.cores, t.cores == 1 ? "" : "s", t.logical,
-          t.logical == 1 ? "" : "s");
+  base::Text(t.detail).appendf("cpuinfo: %zu package%s, %zu core%s, %zu logical CPU%s", t.packages,
+                               t.packages == 1 ? "" : "s", t.cores, t.cores == 1 ? "" : "s",
+                               t.logical, t.logical == 1 ? "" : "s");
   return t;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "base/text.h"
 #include "core/fork.h"
 #include "diag/log.h"
 #include "elf/loaded.h"
@@ -90,7 +91,7 @@ void first_call(LogLevel level, unsigned site_id, const void* ret_addr, const ch
   if (!log_enabled(level)) return;
   if (!first_time(site_id, caller_base(ret_addr))) return;
   char text[256];
-  vsnprintf(text, sizeof text, fmt, ap);
+  base::Text(text).vappendf(fmt, ap);
   const char* mod = caller_module(ret_addr);
   log(level, "%s from %s%s%s", what, *mod ? mod : "(unknown module)", separator, text);
 }

@@ -6,11 +6,12 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <atomic>
+
+#include "base/text.h"
 
 namespace poolshim::diag {
 namespace {
@@ -31,6 +32,12 @@ thread_local bool t_in_log = false;
 
 enum class Wrote { ok, dropped, failed };
 
+// Ends the line of len bytes in buf (which has room for one more byte) with '\n'.
+const char* with_newline(char* buf, size_t len) {
+  buf[len] = '\n';
+  return buf;
+}
+
 // One bounded attempt per line: EINTR is retried, a pipe that is full (EAGAIN: the sink is
 // O_NONBLOCK) drops the line rather than stall the host, any other error is reported.
 Wrote write_all(int fd, const char* buf, size_t len) {
@@ -47,9 +54,10 @@ Wrote write_all(int fd, const char* buf, size_t len) {
 
 void write_stderr_warning(const char* what, int err) {
   char msg[200];
-  int n = snprintf(msg, sizeof msg, "poolshim: warning: cannot %s POOLSHIM_LOG_FILE (%s); "
-                   "logging to stderr\n", what, strerror(err));
-  if (n > 0) write_all(STDERR_FILENO, msg, static_cast<size_t>(n) < sizeof msg ? n : sizeof msg - 1);
+  base::Text text(msg, sizeof msg - 1);  // room kept for the newline
+  text.appendf("poolshim: warning: cannot %s POOLSHIM_LOG_FILE (%s); logging to stderr", what,
+               strerror(err));
+  write_all(STDERR_FILENO, with_newline(msg, text.size()), text.size() + 1);
 }
 
 // Writes one line to the sink. A log file that fails (disk full, /dev/full, I/O error) is given
@@ -67,13 +75,9 @@ void write_line(const char* buf, size_t len) {
 void emit(const char* prefix, const char* fmt, va_list ap) {
   char buf[1024];
   int saved_errno = errno;
-  int n = snprintf(buf, sizeof buf, "poolshim: %s", prefix);
-  if (n < 0) n = 0;
-  int m = vsnprintf(buf + n, sizeof buf - static_cast<size_t>(n), fmt, ap);
-  size_t len = static_cast<size_t>(n) + (m < 0 ? 0 : static_cast<size_t>(m));
-  if (len > sizeof buf - 2) len = sizeof buf - 2;  // truncated: keep the newline
-  buf[len++] = '\n';
-  write_line(buf, len);
+  base::Text text(buf, sizeof buf - 1);  // truncated or not, room kept for the newline
+  text.append("poolshim: ").append(prefix).vappendf(fmt, ap);
+  write_line(with_newline(buf, text.size()), text.size() + 1);
   errno = saved_errno;
 }
 
@@ -123,14 +127,11 @@ void warn_always(const char* fmt, ...) {
   // the environment always go to stderr.
   va_list ap;
   va_start(ap, fmt);
-  char buf[512];
-  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  char line[600];
+  base::Text text(line, sizeof line - 1);  // room kept for the newline
+  text.append("poolshim: warning: ").vappendf(fmt, ap);
   va_end(ap);
-  if (n > 0) {
-    char line[600];
-    int m = snprintf(line, sizeof line, "poolshim: warning: %s\n", buf);
-    if (m > 0) write_all(STDERR_FILENO, line, static_cast<size_t>(m) < sizeof line ? m : sizeof line - 1);
-  }
+  write_all(STDERR_FILENO, with_newline(line, text.size()), text.size() + 1);
   t_in_log = false;
 }
 

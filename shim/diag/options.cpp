@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 
+#include "base/text.h"
 #include "diag/log.h"
 
 namespace poolshim::diag {
@@ -52,14 +53,14 @@ const char* shown_value(const char* v, char* buf, size_t cap) {
     if (cap > 0) buf[0] = '\0';
     return buf;
   }
-  size_t n = 0, i = 0;
-  for (; v[i] != '\0' && i < 48 && n + 5 < cap; ++i) {
+  base::Text text(buf, cap);
+  size_t i = 0;
+  for (; v[i] != '\0' && i < 48 && text.room() > 4; ++i) {  // an escape is never cut
     unsigned char c = static_cast<unsigned char>(v[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') buf[n++] = static_cast<char>(c);
-    else n += static_cast<size_t>(snprintf(buf + n, cap - n, "\\x%02x", c));
+    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') text.append_char(static_cast<char>(c));
+    else text.appendf("\\x%02x", c);
   }
-  buf[n] = '\0';
-  if (v[i] != '\0') snprintf(buf + n, cap - n, "... (%zu bytes)", strlen(v));
+  if (v[i] != '\0') text.appendf("... (%zu bytes)", strlen(v));
   return buf;
 }
 

@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include "base/text.h"
+
 namespace poolshim::elf {
 namespace {
 
@@ -54,20 +56,11 @@ const char* problem_text(uint32_t bit) {
 }
 
 const char* describe_problems(uint32_t mask, char* buf, size_t cap) {
-  if (cap == 0) return buf;
-  size_t len = 0;
-  buf[0] = '\0';
+  base::Text text(buf, cap);
   for (const ProblemName& p : kProblemTexts) {
     if ((mask & p.bit) == 0) continue;
-    const char* parts[2] = {len > 0 ? "; " : "", p.text};
-    for (const char* s : parts) {
-      size_t n = strlen(s);
-      if (n > cap - 1 - len) n = cap - 1 - len;
-      memcpy(buf + len, s, n);
-      len += n;
-    }
+    text.append(text.size() > 0 ? "; " : "").append(p.text);
   }
-  buf[len] = '\0';
   return buf;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "base/text.h"
 #include "elf/direct_calls.h"
 
 namespace poolshim::elf {
@@ -41,11 +42,7 @@ struct Tally {
 };
 
 void set_symbol(SurfaceVerdict* v, const char* name) {
-  if (name == nullptr) return;
-  size_t n = strlen(name);
-  if (n >= sizeof v->symbol) n = sizeof v->symbol - 1;
-  memcpy(v->symbol, name, n);
-  v->symbol[n] = '\0';
+  if (name != nullptr) base::Text(v->symbol).append(name);
 }
 
 void unreachable(SurfaceVerdict* v, Reason r, const char* sym) {
@@ -231,56 +228,31 @@ ModuleVerdict judge(const Reader& r, bool main_executable, const Reader* symtab_
   return v;
 }
 
-namespace {
-
-// Appends text to buf (cap bytes, NUL-terminated), truncating; *len tracks the length.
-void append(char* buf, size_t cap, size_t* len, const char* text) {
-  size_t n = strlen(text);
-  if (*len + 1 >= cap) return;
-  if (n > cap - 1 - *len) n = cap - 1 - *len;
-  memcpy(buf + *len, text, n);
-  *len += n;
-  buf[*len] = '\0';
-}
-
-}  // namespace
-
 const char* describe_verdict(const ModuleVerdict& v, char* buf, size_t cap) {
-  size_t len = 0;
-  if (cap == 0) return buf;
-  buf[0] = '\0';
+  base::Text text(buf, cap);
   for (unsigned k = 0; k < kSurfaceCount; ++k) {
     const SurfaceVerdict& s = v.surface[k];
     if (s.verdict == Verdict::absent) continue;
-    if (len > 0) append(buf, cap, &len, "; ");
-    append(buf, cap, &len, surface_name(static_cast<Surface>(k)));
-    append(buf, cap, &len, " ");
-    append(buf, cap, &len, verdict_text(s.verdict));
-    if (s.reason != Reason::none) {
-      append(buf, cap, &len, " (");
-      append(buf, cap, &len, reason_text(s.reason));
-      append(buf, cap, &len, ")");
-    }
+    if (text.size() > 0) text.append("; ");
+    text.append(surface_name(static_cast<Surface>(k))).append(" ").append(verdict_text(s.verdict));
+    if (s.reason != Reason::none) text.append(" (").append(reason_text(s.reason)).append(")");
   }
   return buf;
 }
 
 const char* describe_reasons(const ModuleVerdict& v, char* buf, size_t cap) {
-  size_t len = 0;
-  if (cap == 0) return buf;
-  buf[0] = '\0';
+  base::Text text(buf, cap);
   const SurfaceVerdict& a = v.surface[kExecutorch];
   const SurfaceVerdict& b = v.surface[kPthreadpool];
   bool ua = a.verdict == Verdict::unreachable, ub = b.verdict == Verdict::unreachable;
   if (ua && ub && a.reason != b.reason) {
     for (unsigned k = 0; k < kSurfaceCount; ++k) {
-      if (len > 0) append(buf, cap, &len, "; ");
-      append(buf, cap, &len, surface_name(static_cast<Surface>(k)));
-      append(buf, cap, &len, ": ");
-      append(buf, cap, &len, reason_text(v.surface[k].reason));
+      if (text.size() > 0) text.append("; ");
+      text.append(surface_name(static_cast<Surface>(k))).append(": ");
+      text.append(reason_text(v.surface[k].reason));
     }
   } else if (ua || ub) {
-    append(buf, cap, &len, reason_text(ua ? a.reason : b.reason));
+    text.append(reason_text(ua ? a.reason : b.reason));
   }
   return buf;
 }

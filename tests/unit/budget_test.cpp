@@ -5,9 +5,9 @@
 
 #include <string>
 
+#include "base/text.h"
 #include "budget/cgroup_parse.h"
 #include "budget/sysfs.h"
-#include "budget/text.h"
 
 namespace pb = poolshim::budget;
 
@@ -19,7 +19,7 @@ pb::CgroupLimit v2_limit(uint64_t quota, uint64_t period, const char* dir) {
   l.quota = quota;
   l.period = period;
   l.cpus = pb::quota_cpus(quota, period);
-  pb::copy_text(l.dir, sizeof(l.dir), dir);
+  poolshim::base::Text(l.dir).append(dir);
   return l;
 }
 
