@@ -25,12 +25,11 @@ import os
 import subprocess
 import sys
 
-from proc_checks import FAILURES, check, clean_env
+from proc_util import check, clean_env, finish, main, run, spawn
 
 
 def audit_json(args, targets):
-    p = subprocess.run([args.poolshim, "audit", "--json", "--all"] + targets, env=clean_env(),
-                       capture_output=True, text=True, timeout=120)
+    p = run([args.poolshim, "audit", "--json", "--all"] + targets, what="poolshim audit")
     try:
         doc = json.loads(p.stdout)
     except ValueError:
@@ -65,9 +64,9 @@ def check_expected(mods, expect, label):
             check(reason in reasons, f"{label}: {name} reason mentions '{reason}' (got '{reasons}')")
 
 
-def run_probe(args, argv, preload=True, stdin=None):
+def run_probe(args, argv, preload=True):
     env = clean_env(LD_PRELOAD=args.shim) if preload else clean_env()
-    p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, input=stdin)
+    p = run(argv, env, what=os.path.basename(argv[0]))
     lines = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
     if p.returncode != 0:
         print(p.stderr)
@@ -141,8 +140,7 @@ def cmd_exe(args):
 
 def cmd_exe_exported(args):
     env = clean_env(LD_PRELOAD=args.shim)
-    p = subprocess.Popen([args.exe, "--wait"] + args.modules, env=env, stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, text=True)
+    p = spawn([args.exe, "--wait"] + args.modules, env, stdin=subprocess.PIPE, stderr=None, text=True)
     lines = []
     try:
         for raw in p.stdout:
@@ -152,8 +150,7 @@ def cmd_exe_exported(args):
                 break
         status, doc = audit_json(args, ["--pid", str(p.pid)])
     finally:
-        p.stdin.close()
-        p.wait(timeout=60)
+        finish(p, "")
     check(p.returncode == 0, "the executable ran under LD_PRELOAD")
     own = next((l["self_pool"] for l in lines if "self_pool" in l), None)
     shim = next((l["shim_pool"] for l in lines if "shim_pool" in l), None)
@@ -192,7 +189,7 @@ def cmd_deepbind(args):
           f"poolshim_get_modules(): the deep-bound module unreachable, from its GOT ({a.get('reason')})")
 
 
-def main():
+def body():
     ap = argparse.ArgumentParser()
     ap.add_argument("check")
     ap.add_argument("--poolshim", required=True)
@@ -206,9 +203,7 @@ def main():
     args = ap.parse_intermixed_args()
     {"audit": cmd_audit, "wheel": cmd_wheel, "predictions": cmd_predictions, "exe": cmd_exe,
      "exe-exported": cmd_exe_exported, "deepbind": cmd_deepbind}[args.check](args)
-    print(f"{len(FAILURES)} failure(s)")
-    return 1 if FAILURES else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main("elf_predictions " + " ".join(sys.argv[1:2]), body)
