@@ -8,7 +8,9 @@ CHECK is one of:
   wheel        the same on the zip wheel (members named WHEEL!poolshim_variants/FILE)
   predictions  under LD_PRELOAD=LIB the probe loads every module: a module audit calls
                `redirected` really uses the shim's pool (executorch) / the shim's pthreadpool,
-               one called `unreachable` really keeps its own; poolshim_get_modules() agrees
+               one called `unreachable` or `absent` really keeps its own (absent: a copy audit
+               cannot see, like a stripped module's hidden one) or has none; every module given
+               is reported; poolshim_get_modules() agrees
   exe          EXE (defines the pool itself): audit says unreachable (main executable), and under
                LD_PRELOAD its own code still uses its own pool, not the shim's
   exe-exported EXE (same, linked -rdynamic) loads MODULE under LD_PRELOAD: its exported copy comes
@@ -102,22 +104,31 @@ def cmd_predictions(args):
     check(shim_pool is not None, "the shim's get_threadpool() is reachable in the probe")
     api = {os.path.basename(l["api"]): l for l in lines if "api" in l}
     names = {0: "absent", 1: "redirected", 2: "unreachable"}
-    for l in (l for l in lines if "module" in l):
-        name = os.path.basename(l["module"])
+    loaded = {os.path.basename(l["module"]): l for l in lines if "module" in l}
+    check(sorted(loaded) == sorted(os.path.basename(m) for m in args.modules),
+          f"the probe reports every module it was given ({len(loaded)} of {len(args.modules)})")
+    for name, l in sorted(loaded.items()):
         v = verdicts.get(name)
         if v is None:
             check(False, f"audit judged {name}")
             continue
         et, ptp = v["executorch"]["verdict"], v["pthreadpool"]["verdict"]
-        if "executorch_pool" in l and et != "absent":
+        # Every verdict, "absent" too, against what the module's code really does: redirected
+        # means the shim's pool; unreachable and absent mean its own pool (absent: audit sees no
+        # copy, e.g. a stripped module's hidden one, which then keeps its own pool) or no copy.
+        if "executorch_pool" in l:
             shares = l["executorch_pool"] == shim_pool
             check(shares == (et == "redirected"),
                   f"{name}: audit says executorch {et}; its code {'uses' if shares else 'does not use'} the shim's pool")
-        if "pthreadpool_private" in l and ptp != "absent":
+        else:
+            check(et == "absent", f"{name}: no ExecuTorch pool in the module; audit says executorch {et}")
+        if "pthreadpool_private" in l:
             private = l["pthreadpool_private"] == 1
             check(l["pthreadpool_private"] in (0, 1), f"{name}: its pthreadpool loop ran every item")
-            check(private == (ptp == "unreachable"),
+            check(private == (ptp != "redirected"),
                   f"{name}: audit says pthreadpool {ptp}; pthreadpool_create reached {'its own copy' if private else 'the shim'}")
+        else:
+            check(ptp == "absent", f"{name}: no pthreadpool copy in the module; audit says pthreadpool {ptp}")
         # The in-process verdicts (read from memory, .symtab from the file) match the file's.
         a = api.get(name)
         got = (names[a["executorch"]], names[a["pthreadpool"]]) if a else ("absent", "absent")
