@@ -7,7 +7,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import shutil
 import struct
 import subprocess
@@ -16,7 +15,7 @@ import tempfile
 import time
 import zipfile
 
-from proc_checks import FAILURES, check, clean_env
+from proc_util import check, ended, finish, main, run, spawn
 
 TIMEOUT = 60
 
@@ -25,21 +24,13 @@ def audit(a, args, cwd=None, user=None):
     argv = [a.poolshim, "audit"] + args
     if user is not None:
         argv = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"] + argv
-    try:
-        r = subprocess.run(argv, env=clean_env(), capture_output=True, timeout=TIMEOUT, cwd=cwd)
-    except subprocess.TimeoutExpired:
-        check(False, f"audit {' '.join(args)} finished within {TIMEOUT} s")
-        return None
-    r.stdout = r.stdout.decode("utf-8", "replace")
-    r.stderr = r.stderr.decode("utf-8", "replace")
+    r = run(argv, what=f"audit {' '.join(args)[:80]}", timeout=TIMEOUT, cwd=cwd)
     check(r.returncode >= 0, f"audit {' '.join(args)[:80]}: no crash (status {r.returncode})")
     return r
 
 
 def audit_json(a, args, **kw):
     r = audit(a, ["--json"] + args, **kw)
-    if r is None:
-        return None, None
     try:
         return json.loads(r.stdout), r
     except ValueError:
@@ -50,8 +41,6 @@ def audit_json(a, args, **kw):
 def incomplete(a, args, what, needle, **kw):
     """The scan of args is incomplete: exit 2, a line naming it on stderr, and in --json."""
     r = audit(a, args, **kw)
-    if r is None:
-        return
     check(r.returncode == 2 and needle in r.stderr, f"{what}: exit 2 and a line on stderr ({r.returncode}, {r.stderr.strip()[:160]!r})")
     check("INCOMPLETE" in r.stdout, f"{what}: the table says the scan is incomplete")
     j, _ = audit_json(a, args, **kw)
@@ -108,12 +97,12 @@ def cmd_files(a, tmp):
         body[rnd.randrange(16, 64)] = rnd.getrandbits(8)
         open(os.path.join(d, f"fuzz{i}.so"), "wb").write(body)
     r = audit(a, ["--all", d])
-    check(r is not None and r.stdout.count("fuzz") >= 1, "60 corrupted copies in one folder: judged, no crash")
+    check(r.stdout.count("fuzz") >= 1, "60 corrupted copies in one folder: judged, no crash")
 
     empty = os.path.join(tmp, "empty.so")
     open(empty, "wb").close()
     r = audit(a, [empty])
-    check(r is not None and r.returncode == 0 and "empty file" in r.stderr, "an empty file: a note, nothing to judge, exit 0")
+    check(r.returncode == 0 and "empty file" in r.stderr, "an empty file: a note, nothing to judge, exit 0")
 
 
 def cmd_special(a, tmp):
@@ -125,9 +114,9 @@ def cmd_special(a, tmp):
     os.mkfifo(os.path.join(d, "pipe.so"))
     shutil.copy(a.module, os.path.join(d, "ok.so"))
     r = audit(a, [d])
-    check(r is not None and r.returncode == 0, "a FIFO inside a folder is skipped without opening it (exit 0, no hang)")
+    check(r.returncode == 0, "a FIFO inside a folder is skipped without opening it (exit 0, no hang)")
     r = audit(a, ["/dev/null"])
-    check(r is not None and r.returncode == 2 and "character device" in r.stderr, "a device named on the command line: exit 2")
+    check(r.returncode == 2 and "character device" in r.stderr, "a device named on the command line: exit 2")
 
     loop = os.path.join(tmp, "loop.so")
     os.symlink(loop, loop)
@@ -148,8 +137,8 @@ def cmd_special(a, tmp):
         if os.geteuid() != 0:
             incomplete(a, [secret], "an unreadable file", "secret.so")
         elif shutil.which("setpriv") and os.access(a.poolshim, os.X_OK):
-            probe = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", a.poolshim, "--version"],
-                                   capture_output=True)
+            probe = run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", a.poolshim, "--version"],
+                        timeout=TIMEOUT)
             if probe.returncode == 0:
                 incomplete(a, [secret], "an unreadable file (read as nobody)", "secret.so", user=65534)
                 incomplete(a, [secret_dir], "an unreadable file inside a folder (as nobody)", "secret.so", user=65534)
@@ -171,7 +160,7 @@ def cmd_archives(a, tmp):
     before = set(os.listdir(tmp)) | set(os.listdir(os.path.join(tmp, "cwd")))
     r = audit(a, [wheel], cwd=work)
     after = set(os.listdir(tmp)) | set(os.listdir(os.path.join(tmp, "cwd")))
-    check(r is not None and r.returncode == 0 and "traversal.whl!../../evil.so" in r.stdout and "!/abs/evil2.so" in r.stdout,
+    check(r.returncode == 0 and "traversal.whl!../../evil.so" in r.stdout and "!/abs/evil2.so" in r.stdout,
           "a wheel with traversal names: members judged under their names, exit 0")
     check(before == after and not os.path.exists("/abs/evil2.so"), "nothing is written outside (nothing is extracted)")
 
@@ -193,7 +182,7 @@ def cmd_archives(a, tmp):
     r = audit(a, [bad_eocd])
     # libarchive may still find every member through the local headers; what must never happen
     # is a member silently lost with exit 0.
-    check(r is not None and (r.returncode == 2 or all(f"pkg/m{i}.so" in r.stdout for i in range(3))),
+    check((r.returncode == 2 or all(f"pkg/m{i}.so" in r.stdout for i in range(3))),
           f"a wheel whose directory offset points outside the file: exit 2, or every member judged ({r and r.returncode})")
     trunc = os.path.join(tmp, "truncated.whl")
     open(trunc, "wb").write(open(good, "rb").read()[: len(raw) // 2])
@@ -221,23 +210,15 @@ def cmd_big_member(a, tmp):
     print(f"note: bomb.whl is {os.path.getsize(wheel) >> 20} MiB for a {size >> 30} GiB member")
     out_path = os.path.join(tmp, "bomb.json")
     with open(out_path, "wb") as out_file:
-        proc = subprocess.Popen([a.poolshim, "audit", "--json", "--all", wheel], env=clean_env(),
-                                stdout=out_file, stderr=subprocess.DEVNULL)
-        # A watchdog only (never an assertion on speed): wait4 gives this child's own peak RSS.
-        deadline = time.monotonic() + 240
-        status = usage = None
-        while time.monotonic() < deadline:
-            pid, st, ru = os.wait4(proc.pid, os.WNOHANG)
-            if pid == proc.pid:
-                status, usage = os.waitstatus_to_exitcode(st), ru
-                break
-            time.sleep(0.2)
-        if status is None:
-            proc.kill()
-            os.wait4(proc.pid, 0)
+        proc = spawn([a.poolshim, "audit", "--json", "--all", wheel], what="audit of the 2 GiB member",
+                     timeout=240, stdout=out_file, stderr=subprocess.DEVNULL)
+        # wait4 gives this child's own peak RSS (the watchdog only catches a hang).
+        _, st, usage = os.wait4(proc.pid, 0)
+        proc.returncode = status = os.waitstatus_to_exitcode(st)
+        ended(proc)
     out = open(out_path, "rb").read()
-    peak_kib = usage.ru_maxrss if usage is not None else -1
-    check(status is not None and status >= 0, f"the 2 GiB member: the audit finished (status {status})")
+    peak_kib = usage.ru_maxrss
+    check(status >= 0, f"the 2 GiB member: the audit finished (status {status})")
     try:
         j = json.loads(out)
     except ValueError:
@@ -248,7 +229,7 @@ def cmd_big_member(a, tmp):
 
 
 def zombie(a):
-    p = subprocess.Popen(["sh", "-c", "exit 0"])
+    p = spawn(["sh", "-c", "exit 0"], stdout=None, stderr=None)
     for _ in range(500):
         try:
             state = open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()[0]
@@ -258,7 +239,7 @@ def zombie(a):
             break
         time.sleep(0.01)
     incomplete(a, ["--pid", str(p.pid)], "--pid of a process that has exited (a zombie)", "exited")
-    p.wait()
+    finish(p)
 
 
 def exits_mid_scan(a):
@@ -271,14 +252,11 @@ def exits_mid_scan(a):
         # The target says when its modules are loaded, then exits after a random part of the
         # time a scan takes (about 0.1-0.3 s here), so many rounds end during the scan.
         delay = rnd.choice([0.0, 0.02, 0.05, 0.1, 0.2])
-        p = subprocess.Popen([py, "-c", f"import time, ssl, json, decimal; print('ready', flush=True); time.sleep({delay})"],
-                             stdout=subprocess.PIPE)
+        p = spawn([py, "-c", f"import time, ssl, json, decimal; print('ready', flush=True); time.sleep({delay})"],
+                  stderr=None)
         p.stdout.readline()
         r = audit(a, ["--all", "--pid", str(p.pid)])
-        p.wait()
-        p.stdout.close()
-        if r is None:
-            continue
+        finish(p)
         if r.returncode == 2:
             partial += 1
             check("exited" in r.stderr or "no such process" in r.stderr,
@@ -293,7 +271,7 @@ def cmd_process(a, tmp):
     zombie(a)
     exits_mid_scan(a)
     r = audit(a, ["--pid", "999999999"])
-    check(r is not None and r.returncode == 2, "--pid of a process id out of range: exit 2")
+    check(r.returncode == 2, "--pid of a process id out of range: exit 2")
 
 
 def cmd_non_utf8(a, tmp):
@@ -304,10 +282,10 @@ def cmd_non_utf8(a, tmp):
     j, r = audit_json(a, ["--all", os.fsdecode(d)])
     check(j is not None and len(j["modules"]) == 2, "paths that are not UTF-8 (and a newline) give valid JSON")
     r = audit(a, [os.fsdecode(d)])
-    check(r is not None and "new?line.so" in r.stdout, "a newline in a name is shown as '?' in the table")
+    check("new?line.so" in r.stdout, "a newline in a name is shown as '?' in the table")
 
 
-def main():
+def body():
     ap = argparse.ArgumentParser()
     ap.add_argument("--poolshim", required=True)
     ap.add_argument("--module", required=True)
@@ -329,9 +307,7 @@ def main():
                 fn(a, sub)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{len(FAILURES)} failure(s)")
-    return 1 if FAILURES else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main("audit_hostile " + " ".join(sys.argv[-1:]), body)

@@ -26,15 +26,12 @@ import argparse
 import os
 import re
 import shutil
-import signal
 import stat
-import subprocess
 import sys
 import tempfile
 
-from proc_checks import FAILURES, check, preload_value, sanitizer_options
+from proc_util import abort, check, clean_env, main, run, skip
 
-SKIP = 77
 WATCHDOG = 120  # seconds; a generous bound that only catches a hang, never a timing assertion
 # stdout keys whose values differ from run to run whatever the shim does.
 VOLATILE = re.compile(r"^(module\.\d+\.(pool|pthreadpool|workers|topup_calls|path)|"
@@ -61,16 +58,8 @@ def parse_args():
 
 
 def base_env(extra=None, preload=None):
-    """Bytes environment: no POOLSHIM_*, LD_PRELOAD or LEGACY_ET_* but LEGACY_ET_NUM_THREADS=3."""
-    env = {k: v for k, v in os.environb.items()
-           if k != b"LD_PRELOAD" and not k.startswith((b"POOLSHIM_", b"LEGACY_ET_"))}
-    env.update({k.encode(): v.encode() for k, v in sanitizer_options().items()})
-    env[b"LEGACY_ET_NUM_THREADS"] = b"3"
-    if preload:
-        env[b"LD_PRELOAD"] = preload_value(preload).encode()
-    for k, v in (extra or {}).items():
-        env[k.encode()] = v if isinstance(v, bytes) else v.encode()
-    return env
+    """A clean environment with LEGACY_ET_NUM_THREADS=3 and extra (values may be bytes)."""
+    return clean_env(LEGACY_ET_NUM_THREADS="3", LD_PRELOAD=preload or "", **(extra or {}))
 
 
 def host_cmd(args, host=None, calls="20"):
@@ -79,18 +68,10 @@ def host_cmd(args, host=None, calls="20"):
             os.path.join(args.lib, "module_b.so")]
 
 
-def run(cmd, env, prefix=()):
-    """(exit status or None on a hang, stdout, stderr); a hang is killed with its whole session."""
-    p = subprocess.Popen(list(prefix) + cmd, env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, start_new_session=True)
-    try:
-        out, err = p.communicate(timeout=WATCHDOG)
-        rc = p.returncode
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-        rc = None
-    return rc, out.decode(errors="replace"), err.decode(errors="replace")
+def run_host(what, cmd, env, prefix=()):
+    """(exit status, stdout, stderr) of one run; a hang fails the driver (proc_util's watchdog)."""
+    r = run(list(prefix) + cmd, env, what=what, timeout=WATCHDOG)
+    return r.returncode, r.stdout, r.stderr
 
 
 def stable(out):
@@ -103,8 +84,6 @@ def values(out):
 
 def healthy(what, rc, out):
     """The host ran to the end: exit 0, status=ok, every checksum equal to its expected value."""
-    if not check(rc is not None, f"{what}: finished within the {WATCHDOG}s watchdog"):
-        return False
     v = values(out)
     bad = [k for k in v if k.endswith(".checksum") and v[k] != v.get(k[:-9] + ".expected")]
     ok = check(rc == 0 and v.get("status") == "ok" and not bad,
@@ -130,7 +109,7 @@ def mode_env(args, baseline):
         cases = [c for c in cases if c[0] != "4096 bytes"] + [("4096 bytes", b"/" + b"a" * 4095)]
     for name, value in cases:
         what = f"{var}={name}"
-        rc, out, err = run(host_cmd(args), base_env({var: value}, preload=args.shim))
+        rc, out, err = run_host(what, host_cmd(args), base_env({var: value}, preload=args.shim))
         if healthy(what, rc, out):
             check(stable(out) == baseline, f"{what}: stdout as without any POOLSHIM_* variable")
         one_warning(what, err, rf"^poolshim: warning: invalid {var}='")
@@ -161,7 +140,7 @@ def mode_log_file(args, baseline):
         for name, path, prefix, verb in cases:
             what = f"POOLSHIM_LOG_FILE={name}"
             env = base_env({"POOLSHIM_LOG_FILE": path, "POOLSHIM_LOG": "info"}, preload=args.shim)
-            rc, out, err = run(host_cmd(args), env, prefix)
+            rc, out, err = run_host(what, host_cmd(args), env, prefix)
             if healthy(what, rc, out):
                 check(stable(out) == baseline, f"{what}: stdout as without any POOLSHIM_* variable")
             one_warning(what, err, rf"^poolshim: warning: {verb} POOLSHIM_LOG_FILE \(")
@@ -175,30 +154,25 @@ def mode_log_file(args, baseline):
 def mode_budget(args):
     cpus = len(os.sched_getaffinity(0))
     if cpus * 2 >= 4096:
-        print("SKIP: this machine has too many CPUs for a budget of 4096 to be far above them")
-        return SKIP
+        skip("this machine has too many CPUs for a budget of 4096 to be far above them")
     what = "POOLSHIM_NUM_THREADS=4096"
-    rc, out, err = run(host_cmd(args, calls="2"), base_env({"POOLSHIM_NUM_THREADS": "4096"},
-                                                           preload=args.shim))
+    rc, out, err = run_host(what, host_cmd(args, calls="2"),
+                            base_env({"POOLSHIM_NUM_THREADS": "4096"}, preload=args.shim))
     if healthy(what, rc, out):
         check(values(out).get("shim.budget") == "4096", f"{what}: honoured (shim.budget=4096)")
     one_warning(what, err, r"^poolshim: warning: budget 4096 is above the \d+ CPUs? available")
-    return 0
 
 
 def mode_secure(args):
     if os.geteuid() != 0:
-        print("SKIP: secure mode needs root to make a set-user-ID copy run by another user")
-        return SKIP
+        skip("secure mode needs root to make a set-user-ID copy run by another user")
     setpriv = shutil.which("setpriv")
     if setpriv is None:
-        print("SKIP: no setpriv to run the copy as nobody")
-        return SKIP
+        skip("no setpriv to run the copy as nobody")
     tmp = tempfile.mkdtemp(prefix="poolshim_secure_")
     try:
         if os.statvfs(tmp).f_flag & os.ST_NOSUID:
-            print(f"SKIP: {tmp} is on a nosuid filesystem")
-            return SKIP
+            skip(f"{tmp} is on a nosuid filesystem")
         os.chmod(tmp, 0o755)
         host = os.path.join(tmp, "legacy_host_linked")
         shutil.copy(args.linked_host, host)
@@ -206,12 +180,12 @@ def mode_secure(args):
         nobody = (setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--")
         # Control: the same copy, not set-user-ID, run as nobody: the variables are read.
         os.chmod(host, 0o755)
-        rc, out, err = run(host_cmd(args, host), env, nobody)
+        rc, out, err = run_host("control", host_cmd(args, host), env, nobody)
         if healthy("control (no set-user-ID bit)", rc, out):
             check(values(out).get("shim.budget") == "1" and "poolshim: " in err,
                   "control: POOLSHIM_NUM_THREADS=1 and POOLSHIM_LOG=debug are read")
         os.chmod(host, 0o755 | stat.S_ISUID)
-        rc, out, err = run(host_cmd(args, host), env, nobody)
+        rc, out, err = run_host("set-user-ID copy", host_cmd(args, host), env, nobody)
         if healthy("set-user-ID copy as nobody", rc, out):
             v = values(out)
             check(v.get("shim.loaded") == "1", "secure: the shim is loaded (linked host)")
@@ -220,31 +194,25 @@ def mode_secure(args):
             check(err == "", f"secure: POOLSHIM_LOG=debug not read, stderr empty (got {err[:500]!r})")
     finally:
         shutil.rmtree(tmp)
-    return 0
 
 
-def main():
+def body():
     args = parse_args()
-    rc = 0
     if args.mode in ("env", "log-file"):
         # The reference: the same host, preloaded, with no POOLSHIM_* variable at all.
-        brc, bout, berr = run(host_cmd(args), base_env(preload=args.shim))
+        brc, bout, berr = run_host("baseline", host_cmd(args), base_env(preload=args.shim))
         if not healthy("baseline", brc, bout) or not check(berr == "", "baseline: stderr empty"):
-            return 1
+            abort("the baseline run is healthy")
         baseline = stable(bout)
         if args.mode == "env":
             mode_env(args, baseline)
         else:
             mode_log_file(args, baseline)
     elif args.mode == "budget":
-        rc = mode_budget(args)
+        mode_budget(args)
     else:
-        rc = mode_secure(args)
-    if rc == SKIP:
-        return SKIP
-    print(f"bad_input: {'FAILED: ' + '; '.join(FAILURES) if FAILURES else 'passed'}")
-    return 1 if FAILURES else 0
+        mode_secure(args)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main(" ".join(["bad_input"] + [a for a in sys.argv[1:3] if not a.startswith("-")]), body)

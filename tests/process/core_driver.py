@@ -3,34 +3,31 @@
 
 The command (after "--") is a legacy host or a Python probe that prints key=value lines
 (tests/fixtures/host/host_cli.h). This driver builds the child's environment from scratch
-(the inherited LD_PRELOAD, POOLSHIM_* and LEGACY_ET_* are dropped), runs it with a timeout
-(a hang is killed and fails the test), and asserts:
+(proc_util.clean_env: the inherited LD_PRELOAD, POOLSHIM_* and LEGACY_ET_* are dropped), runs it
+under proc_util's watchdog (a hang is killed and fails the test), and asserts:
   - the exit code (0 unless --expect-rc) and status=ok (unless --expect status=...);
   - every <key>.checksum equals <key>.expected;
   - every stdout line is key=value (the shim must never write to stdout);
   - each --expect KEY<op>VALUE, op one of = != <= >= (numbers compare as integers);
   - --stderr-empty: nothing on stderr; --stderr-match REGEX (repeatable): stderr matches (re.search).
+--skip-rc N: the command exiting N means it cannot run here; the driver then exits 77 (skipped).
 
 usage: core_driver.py [--preload LIB]... [--env K=V]... [--timeout S] [--expect K=V]...
                       [--expect-rc N] [--stderr-empty] [--stderr-match RE] [--skip-rc N]
                       -- COMMAND [ARGS...]
 """
 import argparse
-import os
 import re
-import signal
-import subprocess
 import sys
 
-from proc_checks import preload_value, sanitizer_options
+from proc_util import abort, check, clean_env, main, run, skip
 
-SCRUBBED_PREFIXES = ("POOLSHIM_", "LEGACY_ET_", "ASAN_OPTIONS", "LSAN_OPTIONS")
 EXPECT_RE = re.compile(r"^([A-Za-z0-9_.]+)(<=|>=|!=|=)(.*)$")
 
 
 def parse_args(argv):
     if "--" not in argv:
-        sys.exit("core_driver: missing '--' before the command")
+        abort("core_driver: missing '--' before the command")
     split = argv.index("--")
     ap = argparse.ArgumentParser(prog="core_driver.py")
     ap.add_argument("--preload", action="append", default=[], help="prepend to LD_PRELOAD, in order")
@@ -41,38 +38,20 @@ def parse_args(argv):
     ap.add_argument("--stderr-empty", action="store_true")
     ap.add_argument("--stderr-match", action="append", default=[])
     ap.add_argument("--skip-rc", type=int, default=None,
-                    help="the command exiting with this code means 'skipped': exit with it too")
+                    help="the command exiting with this code means 'skipped' (exit 77)")
     args = ap.parse_args(argv[:split])
     args.command = argv[split + 1:]
     if not args.command:
-        sys.exit("core_driver: empty command")
+        abort("core_driver: empty command")
     return args
 
 
 def child_env(args):
-    env = {k: v for k, v in os.environ.items()
-           if k != "LD_PRELOAD" and not k.startswith(SCRUBBED_PREFIXES)}
-    env.update(sanitizer_options())  # a sanitizer build's options; --env may still override
+    env = clean_env(LD_PRELOAD=":".join(args.preload))
     for item in args.env:
         key, _, value = item.partition("=")
         env[key] = value
-    preload = preload_value(*args.preload)
-    if preload:
-        env["LD_PRELOAD"] = preload
     return env
-
-
-def run(args, env):
-    # A new session so that a hang can be killed with every thread and child it started.
-    proc = subprocess.Popen(args.command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=args.timeout)
-        return proc.returncode, out, err, False
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        return None, out, err, True
 
 
 def compare(op, got, want):
@@ -85,10 +64,8 @@ def compare(op, got, want):
     return {"=": g == w, "!=": g != w, "<=": g <= w, ">=": g >= w}[op]
 
 
-def check(args, rc, out, err, timed_out):
+def failures_of(args, rc, out, err):
     failures = []
-    if timed_out:
-        return [f"timed out after {args.timeout:g}s: killed (a hang, e.g. a nested-call deadlock)"]
     values = {}
     for line in out.splitlines():
         key, sep, value = line.partition("=")
@@ -123,26 +100,26 @@ def check(args, rc, out, err, timed_out):
     return failures
 
 
-def main():
-    args = parse_args(sys.argv[1:])
+def drive(argv):
+    """Runs the command argv describes and checks it (proc_util's verdict)."""
+    args = parse_args(argv)
     env = child_env(args)
     shown_env = " ".join(f"{k}={env[k]}" for k in sorted(env)
-                         if k == "LD_PRELOAD" or k.startswith(SCRUBBED_PREFIXES))
+                         if k == "LD_PRELOAD" or k.startswith(("POOLSHIM_", "LEGACY_ET_")))
     print(f"core_driver: {shown_env} {' '.join(args.command)}")
-    rc, out, err, timed_out = run(args, env)
-    if args.skip_rc is not None and rc == args.skip_rc:
-        sys.stdout.write(err)
-        print("core_driver: skipped")
-        return args.skip_rc
-    failures = check(args, rc, out, err, timed_out)
-    sys.stdout.write(out)
-    if err:
-        sys.stdout.write("--- stderr ---\n" + err + ("" if err.endswith("\n") else "\n"))
+    r = run(args.command, env, timeout=args.timeout, what=" ".join(args.command))
+    if args.skip_rc is not None and r.returncode == args.skip_rc:
+        sys.stdout.write(r.stderr)
+        skip(f"the command exited {args.skip_rc}")
+    sys.stdout.write(r.stdout)
+    if r.stderr:
+        sys.stdout.write("--- stderr ---\n" + r.stderr + ("" if r.stderr.endswith("\n") else "\n"))
+    failures = failures_of(args, r.returncode, r.stdout, r.stderr)
     for f in failures:
-        print(f"FAIL: {f}")
-    print("core_driver: " + ("FAILED" if failures else "passed"))
-    return 1 if failures else 0
+        check(False, f)
+    if not failures:
+        check(True, f"exit code {r.returncode}, status, checksums and every expectation")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main("core_driver", lambda: drive(sys.argv[1:]))

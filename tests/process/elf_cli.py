@@ -12,15 +12,11 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
+import time
 
-from proc_checks import FAILURES, check, clean_env, preload_value
-
-
-def run(argv, env=None, **kw):
-    return subprocess.run(argv, env=env or clean_env(), capture_output=True, text=True, timeout=120, **kw)
+from proc_util import check, clean_env, main, preload_value, run, spawn, stop
 
 
 def cmd_run_usage(a):
@@ -57,7 +53,7 @@ def cmd_run_env(a):
     p, shim = a.poolshim, os.path.realpath(a.shim)
     other = "/nonexistent/libother.so"
     # What the child inherits after the shim: in a sanitizer build clean_env also preloads the
-    # sanitizer runtime (proc_checks.preload_value), and `run` must keep it.
+    # sanitizer runtime (proc_util.preload_value), and `run` must keep it.
     def after_shim(*old):
         kept = preload_value(*old)
         return shim + (":" + kept if kept else "")
@@ -92,7 +88,6 @@ def cmd_run_preload(a):
     check(r.returncode == 0, "the probe ran under poolshim run")
     shim = next((l for l in lines if "shim_pool" in l), "")
     check("null" not in shim, "the shim is preloaded in the command")
-    import json
     pools = [json.loads(l) for l in lines if l.startswith("{\"module\"")]
     check(pools and json.loads(shim)["shim_pool"] == pools[0].get("executorch_pool"),
           "a redirected module shares the shim's pool under poolshim run")
@@ -190,10 +185,9 @@ def cmd_info(a):
     check(j["poolshim_version"] == version, "info --json reports the command's version")
     r = run([p, "info", "--pid", str(os.getpid())])
     check(r.returncode == 0 and "libpoolshim: NOT loaded" in r.stdout, "info --pid of a process without the shim says so")
-    child = subprocess.Popen(["sleep", "30"],
-                             env=clean_env(LD_PRELOAD=os.path.realpath(a.shim), OMP_NUM_THREADS="2"))
+    child = spawn(["sleep", "30"], clean_env(LD_PRELOAD=os.path.realpath(a.shim), OMP_NUM_THREADS="2"),
+                  stdout=None, stderr=None)
     try:
-        import time
         for _ in range(200):  # until the loader has mapped the preload
             if "libpoolshim" in open(f"/proc/{child.pid}/maps").read():
                 break
@@ -205,11 +199,10 @@ def cmd_info(a):
         r = run([p, "audit", "--pid", str(child.pid)])
         check(r.stdout.startswith(f"process {child.pid}: libpoolshim is loaded"), "audit --pid says first that the shim is loaded")
     finally:
-        child.kill()
-        child.wait()
+        stop(child)
 
 
-def main():
+def body():
     ap = argparse.ArgumentParser()
     ap.add_argument("check")
     ap.add_argument("--poolshim", required=True)
@@ -223,9 +216,7 @@ def main():
     {"run-usage": cmd_run_usage, "run-env": cmd_run_env, "run-preload": cmd_run_preload,
      "run-python": cmd_run_python, "audit-usage": cmd_audit_usage, "audit-inputs": cmd_audit_inputs,
      "info": cmd_info}[a.check](a)
-    print(f"{len(FAILURES)} failure(s)")
-    return 1 if FAILURES else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main("elf_cli " + " ".join(sys.argv[1:2]), body)

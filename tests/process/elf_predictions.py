@@ -8,7 +8,9 @@ CHECK is one of:
   wheel        the same on the zip wheel (members named WHEEL!poolshim_variants/FILE)
   predictions  under LD_PRELOAD=LIB the probe loads every module: a module audit calls
                `redirected` really uses the shim's pool (executorch) / the shim's pthreadpool,
-               one called `unreachable` really keeps its own; poolshim_get_modules() agrees
+               one called `unreachable` or `absent` really keeps its own (absent: a copy audit
+               cannot see, like a stripped module's hidden one) or has none; every module given
+               is reported; poolshim_get_modules() agrees
   exe          EXE (defines the pool itself): audit says unreachable (main executable), and under
                LD_PRELOAD its own code still uses its own pool, not the shim's
   exe-exported EXE (same, linked -rdynamic) loads MODULE under LD_PRELOAD: its exported copy comes
@@ -25,12 +27,11 @@ import os
 import subprocess
 import sys
 
-from proc_checks import FAILURES, check, clean_env
+from proc_util import check, clean_env, finish, main, run, spawn
 
 
 def audit_json(args, targets):
-    p = subprocess.run([args.poolshim, "audit", "--json", "--all"] + targets, env=clean_env(),
-                       capture_output=True, text=True, timeout=120)
+    p = run([args.poolshim, "audit", "--json", "--all"] + targets, what="poolshim audit")
     try:
         doc = json.loads(p.stdout)
     except ValueError:
@@ -65,9 +66,9 @@ def check_expected(mods, expect, label):
             check(reason in reasons, f"{label}: {name} reason mentions '{reason}' (got '{reasons}')")
 
 
-def run_probe(args, argv, preload=True, stdin=None):
+def run_probe(args, argv, preload=True):
     env = clean_env(LD_PRELOAD=args.shim) if preload else clean_env()
-    p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, input=stdin)
+    p = run(argv, env, what=os.path.basename(argv[0]))
     lines = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
     if p.returncode != 0:
         print(p.stderr)
@@ -103,22 +104,31 @@ def cmd_predictions(args):
     check(shim_pool is not None, "the shim's get_threadpool() is reachable in the probe")
     api = {os.path.basename(l["api"]): l for l in lines if "api" in l}
     names = {0: "absent", 1: "redirected", 2: "unreachable"}
-    for l in (l for l in lines if "module" in l):
-        name = os.path.basename(l["module"])
+    loaded = {os.path.basename(l["module"]): l for l in lines if "module" in l}
+    check(sorted(loaded) == sorted(os.path.basename(m) for m in args.modules),
+          f"the probe reports every module it was given ({len(loaded)} of {len(args.modules)})")
+    for name, l in sorted(loaded.items()):
         v = verdicts.get(name)
         if v is None:
             check(False, f"audit judged {name}")
             continue
         et, ptp = v["executorch"]["verdict"], v["pthreadpool"]["verdict"]
-        if "executorch_pool" in l and et != "absent":
+        # Every verdict, "absent" too, against what the module's code really does: redirected
+        # means the shim's pool; unreachable and absent mean its own pool (absent: audit sees no
+        # copy, e.g. a stripped module's hidden one, which then keeps its own pool) or no copy.
+        if "executorch_pool" in l:
             shares = l["executorch_pool"] == shim_pool
             check(shares == (et == "redirected"),
                   f"{name}: audit says executorch {et}; its code {'uses' if shares else 'does not use'} the shim's pool")
-        if "pthreadpool_private" in l and ptp != "absent":
+        else:
+            check(et == "absent", f"{name}: no ExecuTorch pool in the module; audit says executorch {et}")
+        if "pthreadpool_private" in l:
             private = l["pthreadpool_private"] == 1
             check(l["pthreadpool_private"] in (0, 1), f"{name}: its pthreadpool loop ran every item")
-            check(private == (ptp == "unreachable"),
+            check(private == (ptp != "redirected"),
                   f"{name}: audit says pthreadpool {ptp}; pthreadpool_create reached {'its own copy' if private else 'the shim'}")
+        else:
+            check(ptp == "absent", f"{name}: no pthreadpool copy in the module; audit says pthreadpool {ptp}")
         # The in-process verdicts (read from memory, .symtab from the file) match the file's.
         a = api.get(name)
         got = (names[a["executorch"]], names[a["pthreadpool"]]) if a else ("absent", "absent")
@@ -141,8 +151,7 @@ def cmd_exe(args):
 
 def cmd_exe_exported(args):
     env = clean_env(LD_PRELOAD=args.shim)
-    p = subprocess.Popen([args.exe, "--wait"] + args.modules, env=env, stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, text=True)
+    p = spawn([args.exe, "--wait"] + args.modules, env, stdin=subprocess.PIPE, stderr=None, text=True)
     lines = []
     try:
         for raw in p.stdout:
@@ -152,8 +161,7 @@ def cmd_exe_exported(args):
                 break
         status, doc = audit_json(args, ["--pid", str(p.pid)])
     finally:
-        p.stdin.close()
-        p.wait(timeout=60)
+        finish(p, "")
     check(p.returncode == 0, "the executable ran under LD_PRELOAD")
     own = next((l["self_pool"] for l in lines if "self_pool" in l), None)
     shim = next((l["shim_pool"] for l in lines if "shim_pool" in l), None)
@@ -192,7 +200,7 @@ def cmd_deepbind(args):
           f"poolshim_get_modules(): the deep-bound module unreachable, from its GOT ({a.get('reason')})")
 
 
-def main():
+def body():
     ap = argparse.ArgumentParser()
     ap.add_argument("check")
     ap.add_argument("--poolshim", required=True)
@@ -206,9 +214,7 @@ def main():
     args = ap.parse_intermixed_args()
     {"audit": cmd_audit, "wheel": cmd_wheel, "predictions": cmd_predictions, "exe": cmd_exe,
      "exe-exported": cmd_exe_exported, "deepbind": cmd_deepbind}[args.check](args)
-    print(f"{len(FAILURES)} failure(s)")
-    return 1 if FAILURES else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main("elf_predictions " + " ".join(sys.argv[1:2]), body)

@@ -15,7 +15,6 @@ import multiprocessing as mp
 import sys
 import threading
 
-SKIP = 77
 TASKS = 24
 mode = sys.argv[1] if len(sys.argv) > 1 else "ext"
 
@@ -32,18 +31,8 @@ if mode == "ext":
         return ext_a.work(1, 64, 500) == ext_a.expected(64)
 
 elif mode == "torch":
-    try:
-        import torch
-    except Exception as e:  # noqa: BLE001 - any import failure means "not available here"
-        print(f"torch not importable: {e}", file=sys.stderr)
-        sys.exit(SKIP)
-    if "qnnpack" not in torch.backends.quantized.supported_engines or not torch._C._is_xnnpack_enabled():
-        print("torch without QNNPACK or XNNPACK", file=sys.stderr)
-        sys.exit(SKIP)
-    torch.manual_seed(0)
-    torch.backends.quantized.engine = "qnnpack"
-    W, B, X = torch.randn(64, 96), torch.randn(64), torch.randn(32, 96)
-    CW, CB, CX = torch.randn(16, 8, 3, 3), torch.randn(16), torch.randn(2, 8, 20, 20)
+    from torch_workload import torch_and_inputs
+    torch, (W, B, X), (CW, CB, CX) = torch_and_inputs()  # exits 77 without torch
 
     def outputs():
         """XNNPACK (prepacked linear, conv2d) and QNNPACK (quantized Linear) outputs, hashed."""

@@ -22,21 +22,16 @@ import pwd
 import re
 import signal
 import statistics
-import subprocess
 import sys
 import time
+
+from proc_util import abort, check, clean_env, finish, main, run, skip, spawn
 
 TIMEOUT = 60
 
 
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
 def env_for(group, threads):
-    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD" and not k.startswith("POOLSHIM_")}
-    env["POOLSHIM_NUM_THREADS"] = str(threads)
+    env = clean_env(POOLSHIM_NUM_THREADS=str(threads))
     if group:
         env["POOLSHIM_GROUP"] = group
     return env
@@ -47,7 +42,7 @@ def parse(out):
     for line in out.splitlines():
         k, sep, v = line.partition("=")
         if not sep:
-            fail("stdout line is not key=value: %r" % line)
+            abort("stdout line is not key=value: %r" % line)
         kv[k] = v
     return kv
 
@@ -77,34 +72,27 @@ def threads_in_r(pids):
 
 def run_four(bin_dir, group, threads, calls, items, spin):
     cmd = [os.path.join(bin_dir, "group_host"), "loop", str(calls), str(items), str(spin)]
-    procs = [subprocess.Popen(cmd, env=env_for(group, threads), stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    procs = [spawn(cmd, env_for(group, threads), what="group_host loop (one of 4)", timeout=TIMEOUT,
+                   text=True) for _ in range(4)]
     # Sample pool work, not pool start-up: the engine creates its workers on the first call (new
     # threads are runnable for a moment), so sampling starts once every process has made one.
+    # (A hang is ended by each process's watchdog: readline sees EOF, finish() reports it.)
     for p in procs:
         if p.stdout.readline().strip() != "started=1":
-            for q in procs:
-                q.kill()
-            fail("group_host did not start: %s" % p.stderr.read())
+            finish(p)
+            abort("group_host started (printed started=1): %s" % p.stderr.read())
     samples = []
-    deadline = time.monotonic() + TIMEOUT
     while any(p.poll() is None for p in procs):
-        if time.monotonic() > deadline:
-            for p in procs:
-                p.kill()
-            fail("4 group_host processes did not finish in %d s" % TIMEOUT)
         samples.append(threads_in_r([p.pid for p in procs if p.poll() is None]))
         time.sleep(0.002)
     results = []
     for p in procs:
-        out, err = p.communicate()
+        out, err = finish(p)
         if p.returncode != 0:
-            fail("group_host exited %d\nstdout:\n%s\nstderr:\n%s" % (p.returncode, out, err))
+            abort("group_host exited %d\nstdout:\n%s\nstderr:\n%s" % (p.returncode, out, err))
         kv = parse(out)
-        if kv.get("ok") != "1" or kv.get("bad_items") != "0":
-            fail("wrong results: %s" % kv)
-        if err.strip():
-            fail("unexpected stderr: %s" % err)
+        check(kv.get("ok") == "1" and kv.get("bad_items") == "0", "right results: %s" % kv)
+        check(not err.strip(), "nothing on stderr: %r" % err)
         results.append(kv)
     return samples, results
 
@@ -130,10 +118,9 @@ def scenario_bound(bin_dir):
     for kv in results:
         print("member: group=%s members=%s calls_with_workers=%s" %
               (kv["group"], kv["group_members"], kv["calls_with_workers"]))
-        if kv["group"] != group:
-            fail("a member did not report the group: %s" % kv)
+        check(kv["group"] == group, "the member reports the group: %s" % kv)
     if len(control) < 20 or len(grouped) < 20:
-        fail("too few samples to judge (%d, %d)" % (len(control), len(grouped)))
+        abort("enough samples to judge (%d, %d; 20 needed)" % (len(control), len(grouped)))
     over_control = sum(s > limit for s in control) / len(control)
     over_grouped = sum(s > limit for s in grouped) / len(grouped)
     print("share of samples above %d: without group %.2f, with group %.2f" %
@@ -142,19 +129,17 @@ def scenario_bound(bin_dir):
     # 1 caller + 3 workers; the scheduler's idle workers sleep within 50 us, so how often the
     # control is caught above the limit depends on the machine's other load (0.13 to 0.9 seen):
     # a quarter of the samples is enough to tell.
-    if over_control < 0.25:
-        fail("the control oversubscribed in fewer than 25%% of samples (%.2f): the sampler cannot "
-             "tell" % over_control)
-    if statistics.median(grouped) > budget or over_grouped > 0.10:
-        fail("the group exceeded its budget of %d busy threads" % budget)
+    check(over_control >= 0.25, "the control oversubscribed in at least 25%% of samples (%.2f): the "
+          "sampler can tell" % over_control)
+    check(statistics.median(grouped) <= budget and over_grouped <= 0.10,
+          "the group stays within its budget of %d busy threads" % budget)
 
 
 def poolshim_info(bin_dir, group):
-    out = subprocess.run([os.path.join(bin_dir, "poolshim"), "info"], env=env_for(group, 2),
-                         capture_output=True, text=True, timeout=TIMEOUT).stdout
+    out = run([os.path.join(bin_dir, "poolshim"), "info"], env_for(group, 2), timeout=TIMEOUT).stdout
     m = re.search(r"^group: .*?(\d+) live members?, (-?\d+) threads? busy", out, re.M)
     if not m:
-        fail("poolshim info did not report the ledger:\n" + out)
+        abort("poolshim info reports the ledger:\n" + out)
     poolshim_info.text = out
     return int(m.group(1)), int(m.group(2))
 
@@ -163,46 +148,41 @@ def scenario_kill(bin_dir):
     group = unique("kill")
     host = os.path.join(bin_dir, "group_host")
     try:
-        holder = subprocess.Popen([host, "hold"], env=env_for(group, 2), stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True)
+        holder = spawn([host, "hold"], env_for(group, 2), what="group_host hold", timeout=TIMEOUT,
+                       text=True)
         line = holder.stdout.readline()  # blocks until a worker of the holder runs an item
         if line.strip() != "holding=1":
-            holder.kill()
-            fail("the holder did not start: %r %s" % (line, holder.stderr.read()))
+            finish(holder)
+            abort("the holder started: %r %s" % (line, holder.stderr.read()))
         members, busy = poolshim_info(bin_dir, group)
         print("holder running: %d member, %d busy" % (members, busy))
-        if members != 1 or busy != 2:
-            fail("expected the holder as 1 member with 2 busy threads")
-        if not re.search(r"^  member pid %d: 2 busy$" % holder.pid, poolshim_info.text, re.M):
-            fail("poolshim info does not show the holder's share:\n" + poolshim_info.text)
+        check(members == 1 and busy == 2, "the holder is 1 member with 2 busy threads")
+        check(re.search(r"^  member pid %d: 2 busy$" % holder.pid, poolshim_info.text, re.M),
+              "poolshim info shows the holder's share:\n" + poolshim_info.text)
         holder.send_signal(signal.SIGKILL)
-        holder.wait()
+        finish(holder)
         members, busy = poolshim_info(bin_dir, group)
         print("holder killed: %d members, %d busy (its share is still in the ledger)" % (members, busy))
-        if members != 0 or busy != 2:
-            fail("expected the dead holder's 2 counts in the ledger, and no member")
-        out = subprocess.run([host, "recover", "200"], env=env_for(group, 2), capture_output=True,
-                             text=True, timeout=TIMEOUT)
+        check(members == 0 and busy == 2, "the dead holder's 2 counts are in the ledger, and no member")
+        out = run([host, "recover", "200"], env_for(group, 2), timeout=TIMEOUT)
         kv = parse(out.stdout)
         print("new member: %s" % kv)
-        if out.returncode != 0 or kv.get("worker_joined") != "1":
-            fail("a new member got no worker after the kill: %s %s" % (kv, out.stderr))
-        if kv.get("group") != group or kv.get("group_busy") != "0" or kv.get("group_members") != "1":
-            fail("the group did not recover: %s" % kv)
-        if out.stderr.strip():
-            fail("unexpected stderr: %s" % out.stderr)
+        check(out.returncode == 0 and kv.get("worker_joined") == "1",
+              "a new member gets a worker after the kill: %s %s" % (kv, out.stderr))
+        check(kv.get("group") == group and kv.get("group_busy") == "0" and kv.get("group_members") == "1",
+              "the group recovers: %s" % kv)
+        check(not out.stderr.strip(), "nothing on stderr: %r" % out.stderr)
     finally:
         if os.path.exists(ledger(group)):
             os.unlink(ledger(group))
 
 
 def run_loop(bin_dir, group, preexec=None, threads=2):
-    out = subprocess.run([os.path.join(bin_dir, "group_host"), "loop", "40", "16", "20"],
-                         env=env_for(group, threads), capture_output=True, text=True,
-                         timeout=TIMEOUT, preexec_fn=preexec)
+    out = run([os.path.join(bin_dir, "group_host"), "loop", "40", "16", "20"], env_for(group, threads),
+              timeout=TIMEOUT, preexec_fn=preexec)
     kv = parse(out.stdout)
     if out.returncode != 0 or kv.get("ok") != "1":
-        fail("group_host failed (%d): %s %s" % (out.returncode, kv, out.stderr))
+        abort("group_host runs a loop right (%d): %s %s" % (out.returncode, kv, out.stderr))
     return kv, out.stderr
 
 
@@ -210,12 +190,11 @@ def expect_fallback(bin_dir, group, why_re, preexec=None):
     kv, err = run_loop(bin_dir, group, preexec)
     warnings = [l for l in err.splitlines() if l.startswith("poolshim: warning")]
     print("fallback (%s): %s" % (group, warnings))
-    if len(warnings) != 1 or not re.search(why_re, warnings[0]) or "own budget" not in warnings[0]:
-        fail("expected exactly one warning matching %r, got:\n%s" % (why_re, err))
-    if len(err.splitlines()) != 1:
-        fail("expected nothing else on stderr:\n" + err)
-    if kv["group"] != "" or kv["group_members"] != "0" or kv["budget"] != "2":
-        fail("a refused ledger must leave the process on its own budget: %s" % kv)
+    check(len(warnings) == 1 and re.search(why_re, warnings[0]) and "own budget" in warnings[0],
+          "exactly one warning matching %r, got:\n%s" % (why_re, err))
+    check(len(err.splitlines()) == 1, "nothing else on stderr:\n" + err)
+    check(kv["group"] == "" and kv["group_members"] == "0" and kv["budget"] == "2",
+          "a refused ledger leaves the process on its own budget: %s" % kv)
 
 
 def as_nobody():
@@ -243,21 +222,18 @@ def as_user(drop, fn):
 
 def scenario_foreign(bin_dir):
     if os.geteuid() != 0:
-        print("SKIP: needs root to create files as another user")
-        sys.exit(77)
+        skip("needs root to create files as another user")
     try:
         nobody, drop = as_nobody()
     except KeyError:
-        print("SKIP: no user nobody")
-        sys.exit(77)
+        skip("no user nobody")
     created = []
     try:
         # 1. root's ledger, in use: nobody can neither open it nor replace it.
         group = unique("root")
         kv, err = run_loop(bin_dir, group)
         created.append(ledger(group))
-        if kv["group"] != group or err:
-            fail("root could not use its own group: %s %s" % (kv, err))
+        check(kv["group"] == group and not err, "root uses its own group: %s %s" % (kv, err))
         def touch_root_ledger():
             for flags in (os.O_RDWR, os.O_RDONLY):
                 try:
@@ -270,9 +246,7 @@ def scenario_foreign(bin_dir):
                 return 1
             except PermissionError:
                 return 0
-        if as_user(drop, touch_root_ledger) != 0:
-            fail("nobody could open or remove root's ledger")
-        print("nobody cannot open or remove root's ledger")
+        check(as_user(drop, touch_root_ledger) == 0, "nobody can neither open nor remove root's ledger")
 
         # 2. nobody runs the same group: its ledger path is its own (per uid), so no effect on root's;
         # but a file squatted there by root (0600) cannot be joined: one warning, own budget.
@@ -294,10 +268,9 @@ def scenario_foreign(bin_dir):
             os.write(fd, b"\0" * 8192)
             return 0
         if as_user(drop, plant) != 0:
-            fail("could not plant a file as nobody")
+            abort("a file planted as nobody")
         created.append(planted)
-        if os.stat(planted).st_uid != nobody.pw_uid:
-            fail("the planted file is not nobody's")
+        check(os.stat(planted).st_uid == nobody.pw_uid, "the planted file is nobody's")
         expect_fallback(bin_dir, group2, r"belongs to another user|Permission denied")
 
         # 4. root's own ledger left group/world-accessible: refused.
@@ -327,14 +300,13 @@ def scenario_garbage(bin_dir):
             os.unlink(path)
 
 
-def main():
+def body():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("scenario", choices=["bound", "kill", "foreign", "garbage"])
     a = ap.parse_args()
     globals()["scenario_" + a.scenario](a.bin)
-    print("PASS")
 
 
 if __name__ == "__main__":
-    main()
+    main("group_driver " + sys.argv[-1], body)

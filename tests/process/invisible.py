@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Invisible when unused (issue 9, point 8): system programs that never ask for a thread pool,
-run without and with LD_PRELOAD of the shim (clean environments, a watchdog): stdout, stderr and
+run without and with LD_PRELOAD of the shim (proc_util: clean environments, a watchdog): stdout, stderr and
 the exit status must be byte-identical. Two of the commands look at themselves from inside: the
 number of threads (/proc/self/task) and the open file descriptors (/proc/self/fd) of a shell and
 of python3 are part of their output, so an extra thread or descriptor is a difference.
@@ -13,10 +13,8 @@ usage: invisible.py --shim LIB
 """
 import argparse
 import re
-import subprocess
-import sys
 
-from proc_checks import FAILURES, check, clean_env
+from proc_util import check, clean_env, main, run
 
 WATCHDOG = 60
 INPUT = "".join(f"line {(i * 7919) % 1000:04d}\n" for i in range(2000))
@@ -35,16 +33,13 @@ COMMANDS = [
 PROC_LINKS = re.compile(rb"^(dr-xr-xr-x +)\d+( .* proc)$", re.M)
 
 
-def run(cmd, stdin, env):
-    try:
-        p = subprocess.run(cmd, input=stdin.encode() if stdin else None, env=env,
-                           capture_output=True, timeout=WATCHDOG)
-        return (p.returncode, PROC_LINKS.sub(rb"\1N\2", p.stdout), p.stderr)
-    except subprocess.TimeoutExpired:
-        return ("hang", b"", b"")
+def outcome(cmd, stdin, env):
+    """(exit status, stdout with /proc's link count masked, stderr); a hang fails the driver."""
+    r = run(cmd, env, timeout=WATCHDOG, input=stdin)
+    return (r.returncode, PROC_LINKS.sub(rb"\1N\2", r.stdout_bytes), r.stderr_bytes)
 
 
-def main():
+def body():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shim", required=True)
     args = ap.parse_args()
@@ -52,23 +47,21 @@ def main():
     for cmd, stdin in COMMANDS:
         name = " ".join(cmd[:2])
         for _ in range(3):
-            before = run(cmd, stdin, plain_env)
-            with_shim = run(cmd, stdin, shim_env)
-            after = run(cmd, stdin, plain_env) if with_shim != before else before
+            before = outcome(cmd, stdin, plain_env)
+            with_shim = outcome(cmd, stdin, shim_env)
+            after = outcome(cmd, stdin, plain_env) if with_shim != before else before
             same = with_shim in (before, after)
             if same:
                 break
-        check(before[0] != "hang" and same,
+        check(same,
               f"{name}: stdout, stderr and exit status ({before[0]}) identical under the preload")
         if not same:
             for label, r in (("without", before), ("with", with_shim)):
                 print(f"--- {label}: rc={r[0]}\n{r[1][:2000]!r}\n{r[2][:2000]!r}")
     # The self-inspecting commands must really have looked: a shell with one thread and python3.
-    sh = run(COMMANDS[3][0], None, shim_env)
+    sh = outcome(COMMANDS[3][0], None, shim_env)
     check(sh[1].split(b"\n")[1].strip() == b"1", f"sh under the preload has 1 thread ({sh[1][:80]!r})")
-    print(f"invisible: {'FAILED: ' + '; '.join(FAILURES) if FAILURES else 'passed'}")
-    return 1 if FAILURES else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main("invisible", body)

@@ -7,26 +7,26 @@ CHECK: cmake-consumer | pkgconfig-consumer | deb
 """
 import argparse
 import glob
+import json
 import os
+import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
-from proc_checks import FAILURES, check, clean_env
-
-SKIP = 77
+import proc_util
+from proc_util import check, clean_env, main, skip
 
 
 def run(argv, env=None, cwd=None, timeout=300):
-    r = subprocess.run(argv, env=env or clean_env(), cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    """proc_util.run, showing the output of a command that fails."""
+    r = proc_util.run(argv, env, timeout=timeout, cwd=cwd)
     if r.returncode != 0:
         sys.stdout.write(f"$ {' '.join(argv)}\n{r.stdout[-3000:]}{r.stderr[-3000:]}\n")
     return r
 
 
 def project_version(source_dir):
-    import re
     text = open(os.path.join(source_dir, "CMakeLists.txt")).read()
     return re.search(r"project\(poolshim VERSION ([0-9.]+)", text).group(1)
 
@@ -77,7 +77,6 @@ def cmd_cmake_consumer(a):
         pyenv = clean_env(PYTHONPATH=os.path.join(prefix, "lib", "python3", "dist-packages"))
         r = run([a.python, "-m", "poolshim", "run", "--", a.python, "-c",
                  "import poolshim, json; print(json.dumps(poolshim.info()))"], env=pyenv)
-        import json
         info = json.loads(r.stdout) if r.returncode == 0 else {}
         check(info.get("loaded") is True and os.path.realpath(info.get("library", "")) == os.path.realpath(facts.get("library", "")),
               "python -m poolshim run from the install tree preloads the installed library")
@@ -86,8 +85,8 @@ def cmd_cmake_consumer(a):
         os.makedirs(bad)
         open(os.path.join(bad, "CMakeLists.txt"), "w").write(
             "cmake_minimum_required(VERSION 3.18)\nproject(bad NONE)\nfind_package(poolshim 99.0 REQUIRED)\n")
-        r = subprocess.run([a.cmake, "-S", bad, "-B", os.path.join(bad, "b"), f"-DCMAKE_PREFIX_PATH={prefix}"],
-                           capture_output=True, text=True, env=clean_env())
+        r = proc_util.run([a.cmake, "-S", bad, "-B", os.path.join(bad, "b"), f"-DCMAKE_PREFIX_PATH={prefix}"],
+                          timeout=300)
         check(r.returncode != 0 and "99.0" in r.stderr, "find_package(poolshim 99.0) fails: the version file is honoured")
     finally:
         shutil.rmtree(tmp)
@@ -96,8 +95,7 @@ def cmd_cmake_consumer(a):
 def cmd_pkgconfig_consumer(a):
     version = project_version(a.source_dir)
     if shutil.which("pkg-config") is None or shutil.which("cc") is None:
-        print("pkg-config or cc missing")
-        sys.exit(SKIP)
+        skip("pkg-config or cc missing")
     tmp = tempfile.mkdtemp(prefix="poolshim_pc_consumer_")
     try:
         prefix = os.path.join(tmp, "prefix")
@@ -130,8 +128,7 @@ def cmd_pkgconfig_consumer(a):
 def cmd_deb(a):
     version = project_version(a.source_dir)
     if shutil.which("dpkg-deb") is None:
-        print("dpkg-deb missing")
-        sys.exit(SKIP)
+        skip("dpkg-deb missing")
     tmp = tempfile.mkdtemp(prefix="poolshim_deb_")
     try:
         out = os.path.join(tmp, "out")
@@ -170,13 +167,12 @@ def cmd_deb(a):
         check(r.returncode == 0 and lines[:1] == [lib] and int(lines[1]) > 0,
               "`poolshim run` from the scratch root preloads its own library into the command")
         if shutil.which("man"):
-            r = subprocess.run(["man", "-l", os.path.join(usr, "share/man/man1/poolshim.1")], capture_output=True,
-                               text=True, env=clean_env(MANPAGER="cat", PAGER="cat", MANWIDTH="80"))
+            r = run(["man", "-l", os.path.join(usr, "share/man/man1/poolshim.1")],
+                    env=clean_env(MANPAGER="cat", PAGER="cat", MANWIDTH="80"))
             check(r.returncode == 0 and "EXIT STATUS" in r.stdout, "the man page renders")
         pyenv = clean_env(PYTHONPATH=os.path.join(usr, "lib/python3/dist-packages"))
         r = run([a.python, "-m", "poolshim", "run", "--threads", "1", "--", a.python, "-c",
                  "import poolshim, json; print(json.dumps(poolshim.info()))"], env=pyenv)
-        import json
         info = json.loads(r.stdout) if r.returncode == 0 else {}
         check(info.get("loaded") is True and os.path.realpath(info.get("library", "")) == lib,
               "python -m poolshim run from the unpacked module preloads the unpacked library")
@@ -186,7 +182,7 @@ def cmd_deb(a):
         shutil.rmtree(tmp)
 
 
-def main():
+def body():
     ap = argparse.ArgumentParser()
     ap.add_argument("check")
     ap.add_argument("--build-dir", required=True)
@@ -196,9 +192,7 @@ def main():
     ap.add_argument("--python", default=sys.executable)
     a = ap.parse_args()
     {"cmake-consumer": cmd_cmake_consumer, "pkgconfig-consumer": cmd_pkgconfig_consumer, "deb": cmd_deb}[a.check](a)
-    print(f"{len(FAILURES)} failure(s)")
-    return 1 if FAILURES else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main("package_driver " + " ".join(sys.argv[1:2]), body)

@@ -16,13 +16,12 @@ import os
 import subprocess
 import sys
 
-from proc_checks import FAILURES, check, clean_env
-
-SKIP = 77
+import proc_util
+from proc_util import check, clean_env, finish, main, skip, spawn
 
 
 def run(argv, env, timeout=180):
-    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
+    return proc_util.run(argv, env, timeout=timeout)
 
 
 def py_json(a, code, env, pre=()):
@@ -120,9 +119,8 @@ print(json.dumps(out))
 """
     out, r = py_json(a, code, env)
     if out is not None and out["inside"] == 2:
-        print("SKIP: this library's poolshim_set_budget() ignores the cap (the interim stub); limit() follows "
-              "the documented contract and is tested once the core implements it")
-        sys.exit(SKIP)
+        skip("this library's poolshim_set_budget() ignores the cap (the interim stub); limit() follows "
+             "the documented contract and is tested once the core implements it")
     check(out is not None and out["inside"] == 1 and out["info_inside"] == 1, "inside limit(1) the budget in force is 1")
     check(out is not None and out["nested"] == 2 and out["after_nested"] == 1, "a nested limit(2) gives 2, then restores 1")
     check(out is not None and out["after"] == 2 and out["after_exception"] == 2,
@@ -155,16 +153,16 @@ def audit_torch(a, env, torch_dir):
             "print('ready', flush=True); sys.stdin.read()\n"
             "print(json.dumps(poolshim.info()))")
     for preload in ("", os.path.realpath(a.shim)):
-        penv = dict(env, **({"LD_PRELOAD": preload, "POOLSHIM_LOG": "info"} if preload else {}))
-        p = subprocess.Popen([a.python, "-c", code], env=penv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+        penv = clean_env(PYTHONPATH=a.pythonpath, LD_PRELOAD=preload, POOLSHIM_LOG="info") if preload else env
+        p = spawn([a.python, "-c", code], penv, what=f"torch {'with' if preload else 'without'} the shim",
+                  timeout=180, stdin=subprocess.PIPE, text=True)
         try:
             p.stdout.readline()
             t = run([a.poolshim, "audit", "--pid", str(p.pid)], env)
             r = run([a.poolshim, "audit", "--json", "--pid", str(p.pid)], env)
             j = json.loads(r.stdout)
         finally:
-            out, err = p.communicate("", timeout=120)
+            out, err = finish(p, "")
         what = "with the shim" if preload else "without the shim"
         check(j["process"]["shim_loaded"] == bool(preload), f"audit --pid of torch {what}: shim_loaded is {bool(preload)}")
         first = t.stdout.splitlines()[0] if t.stdout else ""
@@ -203,8 +201,7 @@ def cmd_torch(a):
     env = clean_env(PYTHONPATH=a.pythonpath)
     base, r = py_json(a, probe, env)
     if base is None:
-        print("torch not importable by", a.python)
-        sys.exit(SKIP)
+        skip(f"torch not importable by {a.python}")
     default = base["threads"]
     print(f"note: without the shim torch.get_num_threads() = {default} (torch's default: physical cores)")
     # 3 is above this machine's CPUs on purpose: a value torch would never pick by itself.
@@ -221,7 +218,7 @@ def cmd_torch(a):
         audit_torch(a, env, base["dir"])
 
 
-def main():
+def body():
     ap = argparse.ArgumentParser()
     ap.add_argument("check")
     ap.add_argument("--pythonpath", required=True)
@@ -231,9 +228,7 @@ def main():
     ap.add_argument("--fixture-dir")
     a = ap.parse_args()
     {"cpython": cmd_cpython, "limit": cmd_limit, "torch": cmd_torch}[a.check](a)
-    print(f"{len(FAILURES)} failure(s)")
-    return 1 if FAILURES else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main("python_module " + " ".join(sys.argv[1:2]), body)
