@@ -57,7 +57,7 @@ pthreadpool_t pthreadpool_create(size_t threads_count) {
   if (diag::log_enabled(diag::LogLevel::info)) {
     char what[48];
     snprintf(what, sizeof what, "pthreadpool_create(%zu)", threads_count);
-    diag::log_first_call(POOLSHIM_SITE, __builtin_return_address(0), what,
+    diag::log_first_call(diag::LogSite::pthreadpool_create, __builtin_return_address(0), what,
                          "shared pool handle (grant %zu threads)", grant);
   }
   return to_pool(h);

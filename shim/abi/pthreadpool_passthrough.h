@@ -21,7 +21,7 @@ enum class Fn : unsigned {
   count
 };
 
-// True when the pthreadpool surface is disabled (read once from diag::options()).
+// True when the pthreadpool surface is disabled (read once from config::options()).
 bool active();
 
 // Debian's definition of f, or nullptr when the library or the symbol is missing.
