@@ -4,6 +4,9 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "config/options.h"
@@ -193,4 +196,30 @@ TEST(Options, GroupIsReadAndInvalidNamesAreRefused) {
   unsetenv("POOLSHIM_GROUP");
   reload_for_testing();
   EXPECT_EQ(options().group, nullptr);
+}
+
+// config/ depends on no other module, and it alone reads the environment.
+TEST(Options, ConfigStandsAloneAndAloneReadsTheEnvironment) {
+  namespace fs = std::filesystem;
+  const fs::path shim = fs::path(POOLSHIM_TEST_DATA) / ".." / ".." / ".." / "shim";
+  ASSERT_TRUE(fs::is_directory(shim / "config"));
+  size_t config_files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(shim)) {
+    const fs::path& p = entry.path();
+    if (!entry.is_regular_file() || (p.extension() != ".cpp" && p.extension() != ".h")) continue;
+    std::ifstream f(p);
+    std::stringstream s;
+    s << f.rdbuf();
+    const std::string text = s.str();
+    const bool in_config = p.parent_path().filename() == "config";
+    if (in_config) {
+      ++config_files;
+      for (size_t at = text.find("#include \""); at != std::string::npos;
+           at = text.find("#include \"", at + 1))
+        EXPECT_EQ(text.compare(at + 10, 7, "config/"), 0) << p << " includes another module";
+    } else {
+      EXPECT_EQ(text.find("getenv("), std::string::npos) << p << " reads the environment";
+    }
+  }
+  EXPECT_GE(config_files, 2u);
 }
