@@ -21,6 +21,8 @@ enum class LogSite : unsigned {
   workers_cannot_start,     // core/workers.cpp: no worker thread at all
   pool_started,             // core/workers.cpp: "pool started: N threads"
   // --- once per (site, calling module) -----------------------------------------------------
+  // A site that serves several ExecuTorch symbols (both namespaces' get_pthreadpool, the
+  // members forwarded for a foreign object) says its line once per module, naming the first.
   et_get_threadpool,            // abi/executorch.cpp: executorch::...::get_threadpool()
   torch_get_threadpool,         // abi/executorch.cpp: torch::executorch::...::get_threadpool()
   et_get_pthreadpool_shared,    // abi/executorch.cpp: get_pthreadpool() -> the shared handle
