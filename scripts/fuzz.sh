@@ -23,7 +23,7 @@ flags=(-std=c++17 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undef
 # The shim sources each target needs (the parsers are self-contained; see each target's header).
 sources() {
   case "$1" in
-    options) echo shim/diag/options.cpp shim/diag/log.cpp ;;
+    options) echo shim/config/options.cpp shim/config/parse.cpp ;;
     cgroup_parse) echo shim/budget/cgroup_parse.cpp ;;
     elf_reader) echo shim/elf/reader.cpp shim/elf/reader_tables.cpp shim/elf/verdict.cpp \
                    shim/elf/direct_calls.cpp shim/elf/image.cpp shim/elf/surface.cpp ;;

@@ -1,7 +1,7 @@
 // poolshim info [--json] [--pid PID]
 // Without --pid: the thread budget the shim would use in this environment, every source it
-// considered, the CPU topology, and the settings in force. It runs the shim's own code (budget/,
-// diag/) in this process, so what it prints is what a preloaded shim would decide here.
+// considered, the CPU topology, and the settings in force. It runs the shim's own code (config/,
+// budget/) in this process, so what it prints is what a preloaded shim would decide here.
 // With --pid: what a running process holds: whether libpoolshim is loaded, its POOLSHIM_*
 // settings, and the other runtimes' pools (OpenMP, OpenBLAS, MKL, oneTBB) it has loaded.
 #include <dlfcn.h>
@@ -20,7 +20,7 @@
 #include "budget/group_ledger.h"
 #include "budget/topology.h"
 #include "cli.h"
-#include "diag/options.h"
+#include "config/options.h"
 #include "diag/runtimes.h"
 #include "elf/mapped_file.h"
 #include "elf/reader.h"
@@ -50,20 +50,20 @@ const char kInfoHelp[] =
     "\n"
     "exit status: 0; 2 on a usage error or when the process cannot be read.\n";
 
-const char* level_name(diag::LogLevel l) {
+const char* level_name(config::LogLevel l) {
   switch (l) {
-    case diag::LogLevel::warn: return "warn";
-    case diag::LogLevel::info: return "info";
-    case diag::LogLevel::debug: return "debug";
-    case diag::LogLevel::off: break;
+    case config::LogLevel::warn: return "warn";
+    case config::LogLevel::info: return "info";
+    case config::LogLevel::debug: return "debug";
+    case config::LogLevel::off: break;
   }
   return "off";
 }
 
 const char* disabled_text(unsigned d) {
   if (d == 0) return "none";
-  if (d == (diag::kSurfaceExecutorch | diag::kSurfacePthreadpool)) return "executorch, pthreadpool";
-  return (d & diag::kSurfaceExecutorch) ? "executorch" : "pthreadpool";
+  if (d == (config::kSurfaceExecutorch | config::kSurfacePthreadpool)) return "executorch, pthreadpool";
+  return (d & config::kSurfaceExecutorch) ? "executorch" : "pthreadpool";
 }
 
 std::string count_or(size_t n, const char* none) { return n > 0 ? std::to_string(n) : none; }
@@ -98,10 +98,10 @@ PassthroughEngine passthrough_engine() {
 }
 
 int info_here(bool json) {
-  const diag::Options& opt = diag::options();
+  const config::Options& opt = config::options();
   const budget::Budget& b = budget::current();
   const budget::Topology& t = budget::topology();
-  const char* env = diag::option_raw("POOLSHIM_NUM_THREADS");
+  const char* env = config::raw_value("POOLSHIM_NUM_THREADS");
   std::string tried;
   std::string lib = find_library(&tried);
   const PassthroughEngine engine = passthrough_engine();
@@ -119,9 +119,10 @@ int info_here(bool json) {
     j["topology"] = {{"available", t.available}, {"packages", t.packages}, {"cores", t.cores},
                      {"logical", t.logical}, {"detail", t.detail}};
     Json settings = Json::object();
-    for (const diag::OptionInfo* o = diag::option_table(); o->name != nullptr; ++o) {
-      const char* raw = diag::option_raw(o->name);
-      settings[o->name] = {{"value", raw != nullptr ? Json(raw) : Json(nullptr)}, {"default", o->default_text}};
+    for (size_t i = 0; i < config::kOptionCount; ++i) {
+      const config::Option& o = config::option_table()[i];
+      const char* raw = config::raw_value(o.name);
+      settings[o.name] = {{"value", raw != nullptr ? Json(raw) : Json(nullptr)}, {"default", o.default_text}};
     }
     j["settings"] = settings;
     j["secure_execution"] = opt.secure;
@@ -145,7 +146,7 @@ int info_here(bool json) {
   printf("  affinity mask: %s CPUs\n", count_or(b.affinity_cpus, "(unreadable)").c_str());
   printf("  cgroup quota:  %s (%s)\n", count_or(b.cgroup_cpus, "no limit").c_str(),
          b.cgroup_detail[0] != '\0' ? b.cgroup_detail : "no detail");
-  printf("  online CPUs:   %s (not used for the budget)\n", count_or(b.online_cpus, "(unknown)").c_str());
+  printf("  online CPUs:   %s (used only when the affinity mask is unreadable)\n", count_or(b.online_cpus, "(unknown)").c_str());
   if (t.available)
     printf("topology: %zu package%s, %zu core%s, %zu logical processor%s (%s)\n", t.packages,
            t.packages == 1 ? "" : "s", t.cores, t.cores == 1 ? "" : "s", t.logical, t.logical == 1 ? "" : "s",
@@ -154,10 +155,11 @@ int info_here(bool json) {
     printf("topology: unavailable (%s)\n", t.detail);
 
   printf("settings%s:\n", opt.secure ? " (secure-execution mode: the environment is not read)" : "");
-  for (const diag::OptionInfo* o = diag::option_table(); o->name != nullptr; ++o) {
-    const char* raw = diag::option_raw(o->name);
-    printf("  %-22s %s\n", o->name, raw != nullptr ? raw : "(unset)");
-    printf("  %-22s   default %s; %s\n", "", o->default_text, o->help);
+  for (size_t i = 0; i < config::kOptionCount; ++i) {
+    const config::Option& o = config::option_table()[i];
+    const char* raw = config::raw_value(o.name);
+    printf("  %-22s %s\n", o.name, raw != nullptr ? raw : "(unset)");
+    printf("  %-22s   default %s; %s\n", "", o.default_text, o.help);
   }
   printf("in force: log level %s, log to %s, disabled surfaces: %s\n", level_name(opt.log_level),
          opt.log_file != nullptr ? opt.log_file : "stderr", disabled_text(opt.disabled));
@@ -232,7 +234,7 @@ int info_pid(long pid, bool json) {
   };
   std::vector<EnvRow> env;
   std::vector<std::string> names;
-  for (const diag::OptionInfo* o = diag::option_table(); o->name != nullptr; ++o) names.push_back(o->name);
+  for (size_t i = 0; i < config::kOptionCount; ++i) names.push_back(config::option_table()[i].name);
   for (const char* v : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "LD_PRELOAD"}) names.push_back(v);
   for (const std::string& n : names) {
     EnvRow row{n, "", false, false};

@@ -14,9 +14,8 @@
 #include <string>
 
 #include "budget/budget.h"
-#include "diag/options.h"
 #include "cli.h"
-#include "diag/options.h"
+#include "config/options.h"
 
 namespace poolshim::cli {
 namespace {
@@ -98,13 +97,18 @@ int run_main(int argc, char** argv) {
   if (i >= argc) return usage_error("no command given");
 
   size_t n = 0;
-  if (threads != nullptr && !diag::parse_threads(threads, &n))
-    return usage_error(std::string("--threads wants a whole number from 1 to 4096, not '") + threads + "'");
-  diag::LogLevel lv;
-  if (level != nullptr && !diag::parse_log_level(level, &lv))
-    return usage_error(std::string("--log wants off, warn, info or debug, not '") + level + "'");
-  if (group != nullptr && !diag::parse_group(group))
-    return usage_error(std::string("--group wants 1 to 64 of A-Z a-z 0-9 _ . -, not '") + group + "'");
+  // The options' values are the variables' values: the same parsers, the same "want" texts.
+  auto refuse = [](const char* option, const char* variable, const char* value) {
+    return usage_error(std::string(option) + " wants " + config::find_option(variable)->want +
+                       ", not '" + value + "'");
+  };
+  if (threads != nullptr && !config::parse_threads(threads, &n))
+    return refuse("--threads", "POOLSHIM_NUM_THREADS", threads);
+  config::LogLevel lv;
+  if (level != nullptr && !config::parse_log_level(level, &lv))
+    return refuse("--log", "POOLSHIM_LOG", level);
+  if (group != nullptr && !config::parse_group(group))
+    return refuse("--group", "POOLSHIM_GROUP", group);
 
   if (library.empty()) {
     std::string tried;

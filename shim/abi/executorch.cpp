@@ -17,7 +17,7 @@
 #include "core/pool.h"
 #include "diag/caller.h"
 #include "diag/log.h"
-#include "diag/options.h"
+#include "config/options.h"
 #include "poolshim/poolshim.h"
 #include "abi/pthreadpool_handle.h"
 #include "diag/report.h"
@@ -55,7 +55,7 @@ size_t grant() {
 
 bool is_ours(const void* self) { return self == g_shared_object; }
 
-bool disabled() { return (diag::options().disabled & diag::kSurfaceExecutorch) != 0; }
+bool disabled() { return (config::options().disabled & config::kSurfaceExecutorch) != 0; }
 
 template <typename Fn>
 Fn own(EtSym sym, const void* ret) {
@@ -76,8 +76,8 @@ bool unreachable_module_loaded() {
 }
 
 void warn_no_definition(EtSym sym, const void* ret) {
-  diag::warn_first_call(static_cast<unsigned>(sym) + 4000u, ret, et_symbol(sym).demangled, "%s",
-                        "called on an object poolshim did not create, but the caller has no "
+  diag::warn_first_call(diag::LogSite::et_foreign_without_definition, ret, et_symbol(sym).demangled,
+                        "%s", "called on an object poolshim did not create, but the caller has no "
                         "definition of its own; running on the shared pool");
 }
 
@@ -126,9 +126,9 @@ void* et_get_threadpool(EtSym sym, const void* ret) {
   size_t g = grant();
   if (diag::log_enabled(diag::LogLevel::info)) {  // the hot path pays one branch for logging
     diag::report_modules_once();
-    diag::log_first_call(static_cast<unsigned>(sym) + 1000u, ret,
-                         sym == EtSym::torch_get_threadpool ? "executorch (torch:: namespace) get_threadpool()"
-                                                            : "executorch get_threadpool()",
+    bool torch = sym == EtSym::torch_get_threadpool;
+    diag::log_first_call(torch ? diag::LogSite::torch_get_threadpool : diag::LogSite::et_get_threadpool, ret,
+                         torch ? "executorch (torch:: namespace) get_threadpool()" : "executorch get_threadpool()",
                          "shared pool (%zu threads)", core::width(g));
   }
   return g_shared_object;
@@ -147,12 +147,12 @@ void* et_get_pthreadpool(EtSym sym, const void* ret) {
   bool caller_known = own_fn != nullptr;
   bool reach = caller_known ? elf::pthreadpool_calls_reach_shim(ret) : !unreachable_module_loaded();
   if (reach) {
-    diag::log_first_call(static_cast<unsigned>(sym) + 1000u, ret, "executorch get_pthreadpool()",
+    diag::log_first_call(diag::LogSite::et_get_pthreadpool_shared, ret, "executorch get_pthreadpool()",
                          "shared pool handle (%zu threads)", core::width(grant()));
     return executorch_pthreadpool();
   }
   if (!caller_known) {
-    diag::log_first_call(static_cast<unsigned>(sym) + 2000u, ret, "executorch get_pthreadpool()",
+    diag::log_first_call(diag::LogSite::et_get_pthreadpool_serial, ret, "executorch get_pthreadpool()",
                          "%s", "NULL (serial): caller unknown and a module with a private "
                          "pthreadpool copy is loaded");
     return nullptr;  // NULL makes every pthreadpool copy run serially: never misread
@@ -160,7 +160,7 @@ void* et_get_pthreadpool(EtSym sym, const void* ret) {
   // The module's pthreadpool calls do not reach the shim (a private, hidden copy): a shim handle
   // would be misread by that copy. Give the module its original behaviour: its own
   // get_pthreadpool(), whose internal get_threadpool() call is routed back to its own pool.
-  diag::warn_first_call(static_cast<unsigned>(sym) + 3000u, ret, et_symbol(sym).demangled, "%s",
+  diag::warn_first_call(diag::LogSite::et_private_pthreadpool, ret, et_symbol(sym).demangled, "%s",
                         "its pthreadpool calls do not reach poolshim; it keeps its own private "
                         "pthreadpool");
   const void* prev = t_forwarding_base;

@@ -7,7 +7,7 @@
 #include "budget/group.h"
 #include "core/grants.h"
 #include "core/pool.h"
-#include "diag/options.h"
+#include "config/options.h"
 
 namespace {
 
@@ -69,7 +69,7 @@ POOLSHIM_API const char* poolshim_get_budget_source(void) {
 POOLSHIM_API int poolshim_get_info(struct poolshim_info* info) {
   if (info == nullptr || info->struct_size < kMinInfoSize) return -1;
   const poolshim::budget::Budget& b = poolshim::budget::current();
-  const poolshim::diag::Options& o = poolshim::diag::options();
+  const poolshim::config::Options& o = poolshim::config::options();
   info->version = POOLSHIM_VERSION;
   info->budget = poolshim::core::budget();
   info->budget_source = b.source;

@@ -59,8 +59,8 @@ pthreadpool_t create_on_shared_pool(size_t threads_count, const void* caller) {
   if (diag::log_enabled(diag::LogLevel::info)) {
     char what[48];
     poolshim::base::Text(what).appendf("pthreadpool_create(%zu)", threads_count);
-    diag::log_first_call(POOLSHIM_SITE, caller, what, "shared pool handle (grant %zu threads)",
-                         grant);
+    diag::log_first_call(diag::LogSite::pthreadpool_create, caller, what,
+                         "shared pool handle (grant %zu threads)", grant);
   }
   return to_pool(h);
 }

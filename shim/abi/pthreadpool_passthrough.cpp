@@ -14,7 +14,7 @@
 #include "base/private_library.h"
 #include "core/fork.h"
 #include "diag/log.h"
-#include "diag/options.h"
+#include "config/options.h"
 
 namespace poolshim::abi::ptp::passthrough {
 namespace {
@@ -70,7 +70,7 @@ void passthrough_atfork_child() { pthread_mutex_unlock(&g_noted_mutex); }
 bool active() {
   int mode = g_mode.load(std::memory_order_acquire);
   if (mode == 0) {
-    bool disabled = (diag::options().disabled & diag::kSurfacePthreadpool) != 0;
+    bool disabled = (config::options().disabled & config::kSurfacePthreadpool) != 0;
     if (disabled) pthread_once(&g_once, load);
     mode = disabled && g_loaded ? 2 : 1;
     g_mode.store(mode, std::memory_order_release);

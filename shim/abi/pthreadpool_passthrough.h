@@ -43,7 +43,7 @@ struct Debian;
 POOLSHIM_PTP_DEBIAN_FUNCTIONS(POOLSHIM_PTP_TYPE)
 #undef POOLSHIM_PTP_TYPE
 
-// True when the pthreadpool surface is disabled (read once from diag::options()).
+// True when the pthreadpool surface is disabled (read once from config::options()).
 bool active();
 
 // Debian's definition of f, or nullptr when the library or the symbol is missing.

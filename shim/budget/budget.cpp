@@ -4,8 +4,8 @@
 #include "budget/affinity.h"
 #include "budget/cgroup.h"
 #include "budget/compute.h"
+#include "config/options.h"
 #include "diag/log.h"
-#include "diag/options.h"
 
 namespace poolshim::budget {
 namespace {
@@ -19,14 +19,15 @@ void warn_if_oversubscribed(const Inputs& in, const Budget& b) {
   machine.env_threads = 0;
   size_t cpus = compute_budget(machine).threads;
   if (b.threads > 2 * cpus)
-    diag::warn_always("budget %zu is above the %zu CPU%s available; honoured as "
-                      "POOLSHIM_NUM_THREADS asks, but threads beyond the CPUs only take turns",
-                      b.threads, cpus, cpus == 1 ? "" : "s");
+    diag::warn_once(diag::LogSite::budget_above_cpus,
+                    "budget %zu is above the %zu CPU%s available; honoured as "
+                    "POOLSHIM_NUM_THREADS asks, but threads beyond the CPUs only take turns",
+                    b.threads, cpus, cpus == 1 ? "" : "s");
 }
 
 Budget gather() {
   Inputs in;
-  in.env_threads = diag::options().num_threads;
+  in.env_threads = config::options().num_threads;
   in.affinity_cpus = affinity_cpus();
   in.online_cpus = online_cpus();
   // The cgroup is read even when POOLSHIM_NUM_THREADS wins, so the report shows what the

@@ -10,11 +10,12 @@ struct Budget {
   size_t affinity_cpus = 0;    // CPUs in the affinity mask; 0 = could not be read
   size_t cgroup_cpus = 0;      // ceil(quota/period) of the tightest cgroup limit; 0 = no limit found
   char cgroup_detail[160] = "";// what the cgroup limit was read from, or why none applied
-  size_t online_cpus = 0;      // sysconf(_SC_NPROCESSORS_ONLN), for the report only
+  size_t online_cpus = 0;      // CPUs in /sys/devices/system/cpu/online (else sysconf); the
+                               // budget only when the affinity mask is unreadable; 0 = unknown
 };
 
 // The process's budget, computed once (thread-safe) from POOLSHIM_NUM_THREADS (via
-// diag::options()), the affinity mask and the cgroup limit. Never fails: at worst 1 thread, with
+// config::options()), the affinity mask and the cgroup limit. Never fails: at worst 1 thread, with
 // a source that says why.
 const Budget& current();
 

@@ -9,7 +9,7 @@
 namespace poolshim::budget {
 
 struct Inputs {
-  size_t env_threads = 0;    // POOLSHIM_NUM_THREADS (diag::options().num_threads); 0 = unset
+  size_t env_threads = 0;    // POOLSHIM_NUM_THREADS (config::options().num_threads); 0 = unset
   size_t affinity_cpus = 0;  // CPUs in the affinity mask; 0 = unreadable
   size_t online_cpus = 0;    // online CPUs; 0 = unknown (used only if the mask is unreadable)
   const CgroupLimit* cgroup = nullptr;  // nullptr = not consulted (no limit)

@@ -6,8 +6,8 @@
 #include <atomic>
 
 #include "budget/budget.h"
+#include "config/options.h"
 #include "diag/log.h"
-#include "diag/options.h"
 
 namespace poolshim::budget::group {
 namespace {
@@ -18,20 +18,22 @@ std::atomic<bool> g_joined{false};
 std::atomic<bool> g_failed{false};  // a group was configured but its ledger could not be used
 
 void join_once() {
-  const char* group = diag::options().group;
+  const char* group = config::options().group;
   if (group == nullptr) return;
   char path[160];
   char why[320];
   size_t threads = current().threads;
   if (!ledger_path(group, path, sizeof path)) {
-    diag::warn_always("POOLSHIM_GROUP=%s: the ledger path is too long; using this process's own "
-                      "budget", group);
+    diag::warn_once(diag::LogSite::group_path_too_long,
+                    "POOLSHIM_GROUP=%s: the ledger path is too long; using this process's own "
+                    "budget", group);
     g_failed.store(true, std::memory_order_relaxed);
     return;
   }
   if (!join(path, threads, &g_self, why, sizeof why)) {
-    diag::warn_always("POOLSHIM_GROUP=%s: %s; using this process's own budget (%zu threads)", group,
-                      why, threads);
+    diag::warn_once(diag::LogSite::group_join_failed,
+                    "POOLSHIM_GROUP=%s: %s; using this process's own budget (%zu threads)", group,
+                    why, threads);
     g_failed.store(true, std::memory_order_relaxed);
     return;
   }
@@ -51,7 +53,7 @@ bool join_configured() {
 const Member& self() { return g_self; }
 
 const char* name() {
-  const char* g = diag::options().group;
+  const char* g = config::options().group;
   return g != nullptr && !g_failed.load(std::memory_order_relaxed) ? g : "";
 }
 
@@ -62,8 +64,9 @@ void atfork_child() {
   if (!reregister_after_fork(&g_self)) {
     g_joined.store(false, std::memory_order_relaxed);  // the mapping stays (4 KiB), unused
     g_failed.store(true, std::memory_order_relaxed);
-    diag::warn_always("POOLSHIM_GROUP=%s: no free slot for this forked child; using its own budget",
-                      name());
+    diag::warn_once(diag::LogSite::group_no_slot_after_fork,
+                    "POOLSHIM_GROUP=%s: no free slot for this forked child; using its own budget",
+                    name());
   }
 }
 

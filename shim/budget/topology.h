@@ -1,5 +1,7 @@
-// CPU topology for reports (`poolshim info`, the info-level log): packages, cores, logical CPUs,
-// from Debian's libcpuinfo loaded PRIVATELY.
+// CPU topology for `poolshim info`: packages, cores, logical CPUs, from Debian's libcpuinfo
+// loaded PRIVATELY. Only the command links this file (shim/CMakeLists.txt); the library never
+// probes the topology, so no line of the shim's own log shows it (a failed probe logs at debug,
+// in the command's process).
 //
 // Why dlopen(RTLD_LOCAL) and never a link: a preloaded library's DT_NEEDED dependencies join the
 // global scope, so a linked libcpuinfo would interpose the private cpuinfo copies that legacy
@@ -7,8 +9,7 @@
 // (docs/interposition.md). Opened RTLD_LOCAL and used through dlsym on our own handle, its symbols stay out of
 // everybody else's lookups.
 //
-// Only for reports: never called at load time nor on the pool's hot path (cpuinfo_initialize
-// parses much of /proc and /sys, outside our sysfs seam).
+// Only for that report: cpuinfo_initialize parses much of /proc and /sys, outside our sysfs seam.
 #pragma once
 #include <cstddef>
 

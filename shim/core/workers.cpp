@@ -33,7 +33,6 @@ std::atomic<size_t> g_count{0};
 pthread_mutex_t g_spawn_mutex = PTHREAD_MUTEX_INITIALIZER;
 // Why the last spawn failed with no worker at all (static string), or nullptr. Under the mutex.
 std::atomic<const char*> g_failure{nullptr};
-std::atomic<bool> g_count_logged{false};  // the "pool started" line is written once
 
 long now_ns() {
   timespec ts;
@@ -100,10 +99,11 @@ size_t ensure(size_t n) {
     g_count.store(++have, std::memory_order_release);
   }
   pthread_attr_destroy(&attr);
-  if (have > 0 && g_count_logged.exchange(true, std::memory_order_relaxed) == false)
-    POOLSHIM_LOG(info, "pool started: %zu threads (%zu worker%s plus the caller; budget %zu from %s)",
-                 have + 1, have, have == 1 ? "" : "s", budget::current().threads,
-                 budget::current().source);
+  if (have > 0)
+    diag::log_once(diag::LogSite::pool_started, diag::LogLevel::info,
+                   "pool started: %zu threads (%zu worker%s plus the caller; budget %zu from %s)",
+                   have + 1, have, have == 1 ? "" : "s", budget::current().threads,
+                   budget::current().source);
   pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   if (err != 0 && g_failure.load(std::memory_order_relaxed) == nullptr) {
     // Static strings only: the reason is handed out through the info API for the process's life.
@@ -111,7 +111,8 @@ size_t ensure(size_t n) {
                                     : "pthread_create failed";
     if (have == 0) {
       g_failure.store(why, std::memory_order_relaxed);
-      diag::warn_always("cannot start worker threads (%s); parallel calls run serially", why);
+      diag::warn_once(diag::LogSite::workers_cannot_start,
+                      "cannot start worker threads (%s); parallel calls run serially", why);
     } else {
       POOLSHIM_LOG(warn, "started %zu of %zu worker threads (%s)", have, n, why);
     }

@@ -27,7 +27,7 @@ void read_exe_path() {
 // (site, module base) pairs already logged. Only touched when the log level is info or more.
 constexpr size_t kSeenSlots = 512;
 struct Seen {
-  unsigned site;
+  LogSite site;
   const void* base;
 };
 Seen g_seen[kSeenSlots];
@@ -38,7 +38,7 @@ unsigned long long g_seen_unloads = 0;
 // Enrolled in core/fork.cpp.
 pthread_mutex_t g_seen_mutex = PTHREAD_MUTEX_INITIALIZER;
 
-bool first_time(unsigned site, const void* base) {
+bool first_time(LogSite site, const void* base) {
   unsigned long long unloads = elf::unloaded_generation();  // outside the mutex: it is a loader call
   pthread_mutex_lock(&g_seen_mutex);
   if (unloads != g_seen_unloads) {
@@ -86,10 +86,10 @@ const void* caller_base(const void* addr) {
 
 namespace {
 
-void first_call(LogLevel level, unsigned site_id, const void* ret_addr, const char* what,
+void first_call(LogLevel level, LogSite site, const void* ret_addr, const char* what,
                 const char* separator, const char* fmt, va_list ap) {
   if (!log_enabled(level)) return;
-  if (!first_time(site_id, caller_base(ret_addr))) return;
+  if (!first_time(site, caller_base(ret_addr))) return;
   char text[256];
   base::Text(text).vappendf(fmt, ap);
   const char* mod = caller_module(ret_addr);
@@ -98,17 +98,17 @@ void first_call(LogLevel level, unsigned site_id, const void* ret_addr, const ch
 
 }  // namespace
 
-void log_first_call(unsigned site_id, const void* ret_addr, const char* what, const char* result_fmt, ...) {
+void log_first_call(LogSite site, const void* ret_addr, const char* what, const char* result_fmt, ...) {
   va_list ap;
   va_start(ap, result_fmt);
-  first_call(LogLevel::info, site_id, ret_addr, what, " -> ", result_fmt, ap);
+  first_call(LogLevel::info, site, ret_addr, what, " -> ", result_fmt, ap);
   va_end(ap);
 }
 
-void warn_first_call(unsigned site_id, const void* ret_addr, const char* what, const char* detail_fmt, ...) {
+void warn_first_call(LogSite site, const void* ret_addr, const char* what, const char* detail_fmt, ...) {
   va_list ap;
   va_start(ap, detail_fmt);
-  first_call(LogLevel::warn, site_id, ret_addr, what, ": ", detail_fmt, ap);
+  first_call(LogLevel::warn, site, ret_addr, what, ": ", detail_fmt, ap);
   va_end(ap);
 }
 

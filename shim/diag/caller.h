@@ -1,5 +1,6 @@
 // Who called us: the module (shared object or executable) whose code holds a return address.
 #pragma once
+#include "diag/log_sites.h"
 
 namespace poolshim::diag {
 
@@ -10,18 +11,14 @@ const char* caller_module(const void* addr);
 // Base address of that module (its load bias as dladdr reports dli_fbase), nullptr if unknown.
 const void* caller_base(const void* addr);
 
-// Log `poolshim: <what> from <module> -> <result>` at info, once per (site, module) pair.
-// site_id: any small integer unique per call site (use the POOLSHIM_SITE macro). No cost when
-// logging is below info.
-void log_first_call(unsigned site_id, const void* ret_addr, const char* what, const char* result_fmt, ...)
+// Log `poolshim: <what> from <module> -> <result>` at info, once per (site, module) pair
+// (log_sites.h names the sites). No cost when logging is below info.
+void log_first_call(LogSite site, const void* ret_addr, const char* what, const char* result_fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 // The same at warn level: `poolshim: warning: <what> from <module>: <detail>`, once per
 // (site, module) pair.
-void warn_first_call(unsigned site_id, const void* ret_addr, const char* what, const char* detail_fmt, ...)
+void warn_first_call(LogSite site, const void* ret_addr, const char* what, const char* detail_fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 }  // namespace poolshim::diag
-
-// A per-call-site id derived from the source line; collisions only merge two log lines.
-#define POOLSHIM_SITE (static_cast<unsigned>(__LINE__) * 31u + sizeof(__FILE__))

@@ -6,6 +6,7 @@
 
 #include <atomic>
 
+#include "config/options.h"
 #include "diag/log.h"
 #include "elf/registry.h"
 
@@ -58,7 +59,7 @@ void report_runtimes_once() {
     const Runtime* rt = runtime_of(rec->path);
     if (rt == nullptr || g_runtime_reported[i].exchange(true, std::memory_order_acq_rel)) continue;
     // The variable is read here only to show it; the shim itself never acts on it.
-    const char* value = strchr(rt->env_var, ' ') == nullptr ? secure_getenv(rt->env_var) : nullptr;
+    const char* value = strchr(rt->env_var, ' ') == nullptr ? config::raw_value(rt->env_var) : nullptr;
     if (strchr(rt->env_var, ' ') != nullptr)
       log(LogLevel::info, "module %s: %s keeps its own thread pool beside the shared one (not merged); bounded by %s",
           rec->path, rt->name, rt->env_var);

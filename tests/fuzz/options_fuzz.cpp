@@ -1,4 +1,4 @@
-// libFuzzer target: the option parsers (shim/diag/options.cpp) and the way a warning shows a
+// libFuzzer target: the option parsers (shim/config/parse.cpp) and the way a warning shows a
 // hostile value. Input: any bytes, used as one NUL-terminated value. Checks the parsers' contract
 // besides "no crash": an accepted budget is digits only, 1..4096; a mask has only known bits; a
 // shown value is NUL-terminated inside its buffer and holds printable ASCII only.
@@ -9,9 +9,9 @@
 
 #include <string>
 
-#include "diag/options.h"
+#include "config/options.h"
 
-using namespace poolshim::diag;
+using namespace poolshim::config;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);  // c_str() stops at an inner NUL

@@ -6,14 +6,14 @@
 
 #include <cstdlib>
 
-#include "diag/options.h"
+#include "config/options.h"
 
 namespace pb = poolshim::budget;
 
 TEST(BudgetEnv, NumThreadsOverrideWins) {
   ASSERT_EQ(::setenv("POOLSHIM_NUM_THREADS", "3", 1), 0);
-  poolshim::diag::reload_options_for_testing();
-  ASSERT_EQ(poolshim::diag::options().num_threads, 3u);
+  poolshim::config::reload_for_testing();
+  ASSERT_EQ(poolshim::config::options().num_threads, 3u);
   const pb::Budget& b = pb::current();
   EXPECT_EQ(b.threads, 3u);
   EXPECT_STREQ(b.source, "POOLSHIM_NUM_THREADS=3");

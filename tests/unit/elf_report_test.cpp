@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "diag/options.h"
+#include "config/options.h"
 #include "diag/report.h"
 #include "elf/registry.h"
 #include "elf_test_util.h"
@@ -34,7 +34,7 @@ size_t count(const std::string& text, const std::string& needle) {
 
 TEST(ElfReport, OffMeansNoWorkAtAll) {
   unsetenv("POOLSHIM_LOG");
-  poolshim::diag::reload_options_for_testing();
+  poolshim::config::reload_for_testing();
   ASSERT_NE(dlopen(variant("variant_hidden.so").c_str(), RTLD_NOW | RTLD_LOCAL), nullptr);
   poolshim::diag::report_modules_once();
   EXPECT_EQ(poolshim::elf::record_count(), 0u) << "no module may be read when logging is off";
@@ -48,7 +48,7 @@ TEST(ElfReport, EachModuleOnceAndLateModulesOnTheNextCall) {
   g_log_path = tmpl;
   setenv("POOLSHIM_LOG", "info", 1);
   setenv("POOLSHIM_LOG_FILE", g_log_path.c_str(), 1);
-  poolshim::diag::reload_options_for_testing();
+  poolshim::config::reload_for_testing();
 
   // RTLD_LAZY: no preload here, so once bound its calls would resolve to its own copy; unbound,
   // it is judged from its ELF data (the prediction for a preloaded process).

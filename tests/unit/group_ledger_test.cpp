@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "budget/group_ledger.h"
-#include "diag/options.h"
+#include "config/options.h"
 
 using namespace poolshim::budget::group;
 
@@ -49,7 +49,7 @@ class GroupLedger : public ::testing::Test {
 };
 
 TEST(GroupName, StrictlyValidated) {
-  using poolshim::diag::parse_group;
+  using poolshim::config::parse_group;
   std::string longest(64, 'x'), too_long(65, 'x');
   for (const char* ok : {"a", "serve-1", "A.b_c-9", "..", longest.c_str()})
     EXPECT_TRUE(parse_group(ok)) << ok;

@@ -1,12 +1,18 @@
-// The option table and its strict parsers (shim/diag/options).
+// The option table and its strict parsers (shim/config/options), and how diag/ writes the bad
+// values config/ collected (shim/diag/log.cpp).
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
-#include "diag/options.h"
+#include "config/options.h"
+#include "diag/log.h"
 
-using namespace poolshim::diag;
+using namespace poolshim::config;
 
 TEST(Options, ThreadsAcceptsWholeNumbersInRange) {
   size_t v = 0;
@@ -58,50 +64,85 @@ TEST(Options, LogFileMustBeAbsolute) {
   EXPECT_FALSE(parse_log_file(huge.c_str()));
 }
 
+std::string problems_text(const Options& o) {
+  std::string all;
+  for (size_t i = 0; i < o.problem_count; ++i) all += std::string(o.problems[i].line) + "\n";
+  return all;
+}
+
 // Hostile values give one short line each: non-printable and non-UTF-8 bytes escaped, a long
 // value cut with its length.
-TEST(Options, WarningShowsHostileValuesSafely) {
+TEST(Options, ProblemsShowHostileValuesSafely) {
   std::string huge(4096, '7');
   setenv("POOLSHIM_NUM_THREADS", huge.c_str(), 1);
   setenv("POOLSHIM_LOG", "\xff\xfe\n", 1);
-  testing::internal::CaptureStderr();
-  reload_options_for_testing();
-  std::string err = testing::internal::GetCapturedStderr();
+  reload_for_testing();
+  std::string err = problems_text(options());
   unsetenv("POOLSHIM_NUM_THREADS");
   unsetenv("POOLSHIM_LOG");
-  reload_options_for_testing();
+  reload_for_testing();
   EXPECT_NE(err.find("invalid POOLSHIM_NUM_THREADS='777777777777777777777777777777777777777777777777"
                      "... (4096 bytes)'"), std::string::npos) << err;
   EXPECT_NE(err.find("invalid POOLSHIM_LOG='\\xff\\xfe\\x0a'"), std::string::npos) << err;
-  size_t lines = 0;
-  for (char c : err) lines += c == '\n';
-  EXPECT_EQ(lines, 2u) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 2) << err;
   EXPECT_LT(err.size(), 400u);
 }
 
+// The messages of every row, exactly as docs/environment.md and tests/process/bad_input.py
+// expect them: the row's "want" and "fallback", the default kept.
 TEST(Options, InvalidEnvironmentKeepsDefaults) {
   setenv("POOLSHIM_NUM_THREADS", "lots", 1);
   setenv("POOLSHIM_LOG", "loud", 1);
+  setenv("POOLSHIM_LOG_FILE", "x.log", 1);
   setenv("POOLSHIM_DISABLE", "everything", 1);
-  testing::internal::CaptureStderr();
-  reload_options_for_testing();
-  std::string err = testing::internal::GetCapturedStderr();
-  const Options& o = options();
+  setenv("POOLSHIM_GROUP", "a/b", 1);
+  reload_for_testing();
+  Options o = options();
+  for (const char* v : {"POOLSHIM_NUM_THREADS", "POOLSHIM_LOG", "POOLSHIM_LOG_FILE",
+                        "POOLSHIM_DISABLE", "POOLSHIM_GROUP"})
+    unsetenv(v);
+  reload_for_testing();
   EXPECT_EQ(o.num_threads, 0u);
   EXPECT_EQ(o.log_level, LogLevel::off);
+  EXPECT_EQ(o.log_file, nullptr);
   EXPECT_EQ(o.disabled, 0u);
-  // One warning line per bad value, even with logging off.
-  EXPECT_NE(err.find("poolshim: warning: invalid POOLSHIM_NUM_THREADS='lots'"), std::string::npos) << err;
-  EXPECT_NE(err.find("invalid POOLSHIM_LOG='loud'"), std::string::npos) << err;
-  EXPECT_NE(err.find("invalid POOLSHIM_DISABLE='everything'"), std::string::npos) << err;
-  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 3) << err;
+  EXPECT_EQ(o.group, nullptr);
+  const std::string err = problems_text(o);
+  EXPECT_EQ(err,
+            "invalid POOLSHIM_NUM_THREADS='lots' (want a whole number from 1 to 4096); using the "
+            "machine's budget\n"
+            "invalid POOLSHIM_LOG='loud' (want off, warn, info or debug); using off\n"
+            "invalid POOLSHIM_LOG_FILE='x.log' (want an absolute path); logging to stderr\n"
+            "invalid POOLSHIM_DISABLE='everything' (want a comma list of executorch, pthreadpool, "
+            "all); nothing disabled\n"
+            "invalid POOLSHIM_GROUP='a/b' (want 1 to 64 of A-Z a-z 0-9 _ . -); not joining a group\n");
+}
+
+// config/ cannot log: diag/ writes its lines, once, with the warning prefix, on stderr even with
+// logging off, before anything else it logs.
+TEST(Options, DiagWritesTheProblemsOnceBeforeItsFirstLine) {
+  setenv("POOLSHIM_DISABLE", "", 1);
+  reload_for_testing();
+  testing::internal::CaptureStderr();
+  bool enabled = poolshim::diag::log_enabled(LogLevel::warn);
+  poolshim::diag::log_enabled(LogLevel::warn);
+  poolshim::diag::warn_once(poolshim::diag::LogSite::budget_above_cpus, "a test line");
+  poolshim::diag::warn_once(poolshim::diag::LogSite::budget_above_cpus, "a test line again");
+  std::string err = testing::internal::GetCapturedStderr();
+  unsetenv("POOLSHIM_DISABLE");
+  reload_for_testing();
+  EXPECT_FALSE(enabled);
+  EXPECT_EQ(err,
+            "poolshim: warning: invalid POOLSHIM_DISABLE='' (want a comma list of executorch, "
+            "pthreadpool, all); nothing disabled\n"
+            "poolshim: warning: a test line\n");
 }
 
 TEST(Options, ValidEnvironmentIsRead) {
   setenv("POOLSHIM_NUM_THREADS", "3", 1);
   setenv("POOLSHIM_LOG", "warn", 1);
   setenv("POOLSHIM_DISABLE", "pthreadpool", 1);
-  reload_options_for_testing();
+  reload_for_testing();
   const Options& o = options();
   EXPECT_EQ(o.num_threads, 3u);
   EXPECT_EQ(o.log_level, LogLevel::warn);
@@ -109,28 +150,76 @@ TEST(Options, ValidEnvironmentIsRead) {
   unsetenv("POOLSHIM_NUM_THREADS");
   unsetenv("POOLSHIM_LOG");
   unsetenv("POOLSHIM_DISABLE");
-  reload_options_for_testing();
+  reload_for_testing();
 }
 
-TEST(Options, TableListsEveryVariable) {
-  int n = 0;
-  for (const OptionInfo* o = option_table(); o->name; ++o) {
-    EXPECT_EQ(std::string(o->name).rfind("POOLSHIM_", 0), 0u);
-    EXPECT_NE(o->help, nullptr);
-    ++n;
+TEST(Options, EveryRowIsComplete) {
+  for (size_t i = 0; i < kOptionCount; ++i) {
+    const Option& o = option_table()[i];
+    EXPECT_EQ(std::string(o.name).rfind("POOLSHIM_", 0), 0u);
+    for (const char* text : {o.default_text, o.help, o.want, o.fallback}) {
+      ASSERT_NE(text, nullptr) << o.name;
+      EXPECT_NE(text[0], '\0') << o.name;
+    }
+    EXPECT_NE(o.parse, nullptr) << o.name;
+    EXPECT_EQ(find_option(o.name), &o);
   }
-  EXPECT_EQ(n, 5);
+  EXPECT_EQ(find_option("POOLSHIM_NOPE"), nullptr);
+  EXPECT_NE(std::string(find_option("POOLSHIM_NUM_THREADS")->want).find(std::to_string(kMaxThreads)),
+            std::string::npos);
+}
+
+// The row's parser is the one that runs: each valid value lands in its field.
+TEST(Options, EachRowParsesIntoItsField) {
+  Options o;
+  EXPECT_TRUE(find_option("POOLSHIM_NUM_THREADS")->parse("12", &o));
+  EXPECT_TRUE(find_option("POOLSHIM_LOG")->parse("debug", &o));
+  EXPECT_TRUE(find_option("POOLSHIM_LOG_FILE")->parse("/tmp/l", &o));
+  EXPECT_TRUE(find_option("POOLSHIM_DISABLE")->parse("executorch", &o));
+  EXPECT_TRUE(find_option("POOLSHIM_GROUP")->parse("g1", &o));
+  EXPECT_EQ(o.num_threads, 12u);
+  EXPECT_EQ(o.log_level, LogLevel::debug);
+  EXPECT_STREQ(o.log_file, "/tmp/l");
+  EXPECT_EQ(o.disabled, unsigned{kSurfaceExecutorch});
+  EXPECT_STREQ(o.group, "g1");
+  EXPECT_EQ(o.problem_count, 0u);
 }
 
 TEST(Options, GroupIsReadAndInvalidNamesAreRefused) {
   setenv("POOLSHIM_GROUP", "serve-1", 1);
-  reload_options_for_testing();
+  reload_for_testing();
   ASSERT_NE(options().group, nullptr);
   EXPECT_STREQ(options().group, "serve-1");
   setenv("POOLSHIM_GROUP", "../etc", 1);
-  reload_options_for_testing();
+  reload_for_testing();
   EXPECT_EQ(options().group, nullptr);
   unsetenv("POOLSHIM_GROUP");
-  reload_options_for_testing();
+  reload_for_testing();
   EXPECT_EQ(options().group, nullptr);
+}
+
+// config/ depends on no other module, and it alone reads the environment.
+TEST(Options, ConfigStandsAloneAndAloneReadsTheEnvironment) {
+  namespace fs = std::filesystem;
+  const fs::path shim = fs::path(POOLSHIM_TEST_DATA) / ".." / ".." / ".." / "shim";
+  ASSERT_TRUE(fs::is_directory(shim / "config"));
+  size_t config_files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(shim)) {
+    const fs::path& p = entry.path();
+    if (!entry.is_regular_file() || (p.extension() != ".cpp" && p.extension() != ".h")) continue;
+    std::ifstream f(p);
+    std::stringstream s;
+    s << f.rdbuf();
+    const std::string text = s.str();
+    const bool in_config = p.parent_path().filename() == "config";
+    if (in_config) {
+      ++config_files;
+      for (size_t at = text.find("#include \""); at != std::string::npos;
+           at = text.find("#include \"", at + 1))
+        EXPECT_EQ(text.compare(at + 10, 7, "config/"), 0) << p << " includes another module";
+    } else {
+      EXPECT_EQ(text.find("getenv("), std::string::npos) << p << " reads the environment";
+    }
+  }
+  EXPECT_GE(config_files, 2u);
 }
