@@ -13,7 +13,7 @@ def check(cond, what):
 
 
 # Sanitizer builds: CTest gives every test SANITIZER_RUNTIME (libasan.so or libtsan.so) and the
-# *SAN_OPTIONS (tests/CMakeLists.txt, poolshim_sanitizer_env). Every driver builds LD_PRELOAD with
+# *SAN_OPTIONS (tests/CMakeLists.txt, poolshim_test_rules). Every driver builds LD_PRELOAD with
 # preload_value, so the runtime comes first, ahead of the shim, in each child it starts.
 SANITIZER_OPTIONS = ("ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS", "LSAN_OPTIONS")
 
