@@ -2,7 +2,9 @@
 # loops, unreadable files, hostile wheels, processes that exit during the scan, names that are not
 # UTF-8, and a 2 GiB member read with bounded memory. Driver: audit_hostile.py.
 
-if(NOT Python3_Interpreter_FOUND OR NOT TARGET poolshim_cli)
+poolshim_missing(_why PYTHON CLI)
+if(_why)
+  poolshim_skipped_test(process.cli.hostile.skipped "${_why}")
   return()
 endif()
 

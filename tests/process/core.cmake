@@ -15,8 +15,9 @@
 # --via run sends the loops through ThreadPool::run directly instead of parallel_for: the two are
 # separate exported surfaces, so each needs its own proof.
 
-if(NOT Python3_Interpreter_FOUND)
-  message(STATUS "poolshim: no Python3 interpreter; core process tests skipped")
+poolshim_missing(_why PYTHON)
+if(_why)
+  poolshim_skipped_test(process.core.skipped "${_why}")
   return()
 endif()
 
@@ -117,7 +118,11 @@ poolshim_core_test(private_pool_preload
     ${_core_lib}/module_private.so ${_core_lib}/module_a.so)
 # detect_leaks=0: these tests are about memory errors in and around private pools; LeakSanitizer's
 # tracer flaked with the modules' dynamic TLS.
-if(POOLSHIM_LIBASAN)
+poolshim_missing(_why LIBASAN)
+if(_why)
+  poolshim_skipped_test(process.core.private_pool_asan_without_shim "${_why}")
+  poolshim_skipped_test(process.core.private_pool_asan_preload "${_why}")
+else()
   set(_asan_modules ${_core_lib}/module_private_asan.so ${_core_lib}/module_a.so)
   poolshim_core_test(private_pool_asan_without_shim
     DRIVER --preload ${POOLSHIM_LIBASAN} ${_core_legacy} --expect module.0.private_intact=1
@@ -161,7 +166,12 @@ poolshim_core_test(preload_log_info_names_modules
   COMMAND $<TARGET_FILE:legacy_host> --scenario alternating --calls 4 --items 8 --spin-ns 0 ${_ab})
 
 # CPython: two extensions each embedding the legacy pool, imported into one interpreter.
-if(POOLSHIM_PYTHON_FIXTURE_DIR)
+poolshim_missing(_why PYTHON_EXTENSIONS)
+if(_why)
+  foreach(_t python_two_pools_without_shim python_one_pool_preload python_run_path_preload)
+    poolshim_skipped_test(process.core.${_t} "${_why}")
+  endforeach()
+else()
   set(_probe ${Python3_EXECUTABLE} ${POOLSHIM_PYTHON_PROBE} 40 64 1000)
   poolshim_core_test(python_two_pools_without_shim
     DRIVER --env PYTHONPATH=${POOLSHIM_PYTHON_FIXTURE_DIR} ${_core_legacy} --expect pools=2

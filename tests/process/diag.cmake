@@ -1,7 +1,9 @@
 # Diagnostics seen from outside: the log file, invalid environment values, POOLSHIM_DISABLE.
 # Each test runs the legacy host in its own process (core_driver.py) and checks what it prints
 # on stdout (pool identity), on stderr, and in the log file.
-if(NOT Python3_Interpreter_FOUND)
+poolshim_missing(_why PYTHON)
+if(_why)
+  poolshim_skipped_test(process.diag.skipped "${_why}")
   return()
 endif()
 

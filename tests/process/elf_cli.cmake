@@ -2,8 +2,9 @@
 # merged), audit (usage, folders, broken inputs) and info. Driver: elf_cli.py, one process tree
 # per test with an environment built from scratch.
 
-if(NOT Python3_Interpreter_FOUND OR NOT TARGET poolshim_cli)
-  message(STATUS "poolshim: no Python3 interpreter or no poolshim command; CLI process tests skipped")
+poolshim_missing(_why PYTHON CLI)
+if(_why)
+  poolshim_skipped_test(process.cli.skipped "${_why}")
   return()
 endif()
 
@@ -19,7 +20,10 @@ endforeach()
 
 # `poolshim run -- python3 probe_ext.py` merges the pools of the two CPython fixture extensions
 # (tests/fixtures/legacy_et_python.cmake), with the interpreter they were built for.
-if(POOLSHIM_PYTHON_FIXTURE_DIR)
+poolshim_missing(_why PYTHON_EXTENSIONS)
+if(_why)
+  poolshim_skipped_test(process.cli.run_python "${_why}")
+else()
   add_test(NAME process.cli.run_python COMMAND ${_cli_common} run-python
     --python ${Python3_EXECUTABLE} --python-dir ${POOLSHIM_PYTHON_FIXTURE_DIR}
     --python-probe ${POOLSHIM_PYTHON_PROBE})

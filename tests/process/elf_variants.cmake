@@ -4,8 +4,9 @@
 # one called redirected must share the shim's (elf_predictions.py). Each test is its own process
 # tree with an environment built from scratch by the driver.
 
-if(NOT Python3_Interpreter_FOUND OR NOT TARGET poolshim_cli)
-  message(STATUS "poolshim: no Python3 interpreter or no poolshim command; ELF process tests skipped")
+poolshim_missing(_why PYTHON CLI)
+if(_why)
+  poolshim_skipped_test(process.elf.skipped "${_why}")
   return()
 endif()
 

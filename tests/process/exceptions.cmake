@@ -5,7 +5,9 @@
 # thread's work must complete (same checksum) while this one keeps throwing; a hang is killed by
 # the driver's timeout and fails the test. (Without the shim the legacy pool's Debian engine
 # terminates the process when a worker throws: there is no "without" twin.)
-if(NOT Python3_Interpreter_FOUND)
+poolshim_missing(_why PYTHON)
+if(_why)
+  poolshim_skipped_test(process.exceptions.skipped "${_why}")
   return()
 endif()
 set(_exc_expect)

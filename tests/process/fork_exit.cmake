@@ -2,7 +2,9 @@
 # Every test runs under the preload through core_driver.py, which kills a hang after --timeout;
 # the hosts also arm an alarm in every forked child, so one stuck child fails its round instead
 # of hanging the test.
-if(NOT Python3_Interpreter_FOUND)
+poolshim_missing(_why PYTHON)
+if(_why)
+  poolshim_skipped_test(process.fork_exit.skipped "${_why}")
   return()
 endif()
 
@@ -43,9 +45,12 @@ poolshim_fork_exit_test(fork_during_handle_churn
   COMMAND $<TARGET_FILE:fork_host> handle-churn --rounds 400 ${_fe_lib}/module_a.so)
 
 # Python multiprocessing, fork start method: the fixture extensions (the tests' interpreter) and
-# Debian's PyTorch on XNNPACK/QNNPACK (POOLSHIM_TORCH_PYTHON; skipped, 77, without torch).
+# Debian's PyTorch on XNNPACK/QNNPACK (POOLSHIM_TORCH_PYTHON; skipped without torch).
 set(_fe_mp ${CMAKE_CURRENT_LIST_DIR}/fork_multiprocessing.py)
-if(POOLSHIM_PYTHON_FIXTURE_DIR)
+poolshim_missing(_why PYTHON_EXTENSIONS)
+if(_why)
+  poolshim_skipped_test(process.fork_exit.multiprocessing_fork_extensions "${_why}")
+else()
   poolshim_fork_exit_test(multiprocessing_fork_extensions
     DRIVER ${_fe_env} --env PYTHONPATH=${POOLSHIM_PYTHON_FIXTURE_DIR} --env LEGACY_ET_NUM_THREADS=3
       --expect tasks=24 --expect correct=24 --expect parent_wrong=0
@@ -57,9 +62,12 @@ if(DEFINED POOLSHIM_TORCH_PYTHON)
 endif()
 if(EXISTS ${_fe_torch_python})
   poolshim_fork_exit_test(multiprocessing_fork_torch TIMEOUT 150
-    DRIVER ${_fe_env} --skip-rc 77 --expect tasks=24 --expect correct=24 --expect parent_wrong=0
+    DRIVER ${_fe_env} --skip-rc ${POOLSHIM_SKIP_RC} --expect tasks=24 --expect correct=24
+      --expect parent_wrong=0
     COMMAND ${_fe_torch_python} ${_fe_mp} torch)
-  set_tests_properties(process.fork_exit.multiprocessing_fork_torch PROPERTIES SKIP_RETURN_CODE 77)
+else()
+  poolshim_skipped_test(process.fork_exit.multiprocessing_fork_torch
+    "no interpreter at ${_fe_torch_python} (POOLSHIM_TORCH_PYTHON) to import torch")
 endif()
 
 # Module lifetime: lifetime_x and lifetime_y (same size, pool code 16 KiB apart) loaded in turn at

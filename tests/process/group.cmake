@@ -1,14 +1,16 @@
 # POOLSHIM_GROUP: a budget shared by the processes of a group (docs/budget.md). group_driver.py
 # starts real group_host processes (linked against libpoolshim.so, driving the C API) and checks
 # the busy threads it samples from /proc, the info API, `poolshim info` and stderr.
-if(NOT Python3_Interpreter_FOUND OR NOT TARGET group_host OR NOT TARGET poolshim_cli)
+poolshim_missing(_why PYTHON CLI)
+if(_why)
+  poolshim_skipped_test(process.group.skipped "${_why}")
   return()
 endif()
 foreach(_scenario bound kill foreign garbage)
   add_test(NAME process.group.${_scenario}
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/group_driver.py
       --bin $<TARGET_FILE_DIR:group_host> ${_scenario})
-  set_tests_properties(process.group.${_scenario} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
+  set_tests_properties(process.group.${_scenario} PROPERTIES TIMEOUT 120
     LABELS "process;group")
   add_dependencies(group_host poolshim_cli)
 endforeach()

@@ -1,7 +1,9 @@
 # Invisible when unused (tests/process/invisible.py): system programs that never ask for a pool
 # give byte-identical stdout, stderr and exit status under LD_PRELOAD of the shim, with no extra
 # thread or file descriptor.
-if(NOT Python3_Interpreter_FOUND)
+poolshim_missing(_why PYTHON)
+if(_why)
+  poolshim_skipped_test(process.invisible.skipped "${_why}")
   return()
 endif()
 add_test(NAME process.invisible.system_programs

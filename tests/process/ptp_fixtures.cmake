@@ -2,8 +2,9 @@
 # tests/fixtures/ptp_modules.cmake under ptp_host, without and with LD_PRELOAD=libpoolshim.so.
 # Each test is its own pair of processes; ptp_driver.py documents the scenarios.
 
-if(NOT Python3_Interpreter_FOUND)
-  message(STATUS "poolshim: no Python3 interpreter; pthreadpool process tests skipped")
+poolshim_missing(_why PYTHON)
+if(_why)
+  poolshim_skipped_test(process.ptp.skipped "${_why}")
   return()
 endif()
 

@@ -3,8 +3,9 @@
 # through limit(), and Debian's PyTorch (/usr/bin/python3, POOLSHIM_TORCH_PYTHON) whose OpenMP
 # team follows the budget under `python -m poolshim run`. Driver: python_module.py.
 
-if(NOT Python3_Interpreter_FOUND)
-  message(STATUS "poolshim: no Python3 interpreter; Python module tests skipped")
+poolshim_missing(_why PYTHON)
+if(_why)
+  poolshim_skipped_test(process.python.skipped "${_why}")
   return()
 endif()
 
@@ -22,4 +23,4 @@ if(TARGET poolshim_cli)
 endif()
 add_test(NAME process.python.torch COMMAND ${_pym} torch --python ${POOLSHIM_TORCH_PYTHON} ${_torch_cli})
 set_tests_properties(process.python.module process.python.limit process.python.torch PROPERTIES
-  TIMEOUT 240 SKIP_RETURN_CODE 77 LABELS "process;python")
+  TIMEOUT 240 LABELS "process;python")

@@ -39,8 +39,10 @@ poolshim_scheduler_test(stress_mixed_surfaces POOLSHIM_NUM_THREADS=3
 # Degraded mode: no worker thread can start (RLIMIT_NPROC of 1 for an unprivileged user). The
 # calls still run (serially, correct checksums), one warning says why, and the pool reports 1.
 # setpriv needs root (CI runs as root); elsewhere the test reports a skip.
-execute_process(COMMAND id -u OUTPUT_VARIABLE _uid OUTPUT_STRIP_TRAILING_WHITESPACE)
-if(_uid STREQUAL "0")
+poolshim_missing(_why ROOT PYTHON)
+if(_why)
+  poolshim_skipped_test(process.scheduler.degraded_when_no_thread_can_start "${_why}")
+else()
   add_test(NAME process.scheduler.degraded_when_no_thread_can_start
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/core_driver.py --timeout 60
       --preload $<TARGET_FILE:poolshim> --env POOLSHIM_NUM_THREADS=2
@@ -49,11 +51,6 @@ if(_uid STREQUAL "0")
       -- prlimit --nproc=1:1 setpriv --reuid 65534 --regid 65534 --clear-groups
       $<TARGET_FILE:legacy_host> --scenario alternating --calls 4 --items 8 --spin-ns 0
       ${_lib}/module_a.so)
-else()
-  add_test(NAME process.scheduler.degraded_when_no_thread_can_start
-    COMMAND ${CMAKE_COMMAND} -E echo "skipped: needs root to drop to an unprivileged user")
   set_tests_properties(process.scheduler.degraded_when_no_thread_can_start PROPERTIES
-    SKIP_REGULAR_EXPRESSION "skipped:")
+    TIMEOUT 90 LABELS "process;scheduler")
 endif()
-set_tests_properties(process.scheduler.degraded_when_no_thread_can_start PROPERTIES
-  TIMEOUT 90 LABELS "process;scheduler")

@@ -1,10 +1,11 @@
 # Debian's PyTorch (python3-torch, run by /usr/bin/python3 which sees Debian's packages) on the
 # shim's pthreadpool: XNNPACK and QNNPACK ops across set_num_threads changes, bitwise identical
 # with and without LD_PRELOAD. The driver runs under the tests' interpreter; the workload under
-# POOLSHIM_TORCH_PYTHON. Skipped (CTest SKIP_RETURN_CODE 77) where torch is not importable.
+# POOLSHIM_TORCH_PYTHON. Skipped (exit 77, POOLSHIM_SKIP_RC) where torch is not importable.
 
-if(NOT Python3_Interpreter_FOUND)
-  message(STATUS "poolshim: no Python3 interpreter; torch process test skipped")
+poolshim_missing(_why PYTHON)
+if(_why)
+  poolshim_skipped_test(process.torch.skipped "${_why}")
   return()
 endif()
 
@@ -16,4 +17,4 @@ add_test(NAME process.torch.pthreadpool
     --python ${POOLSHIM_TORCH_PYTHON} --shim $<TARGET_FILE:poolshim>
     --workload ${CMAKE_CURRENT_LIST_DIR}/torch_workload.py --timeout 90)
 set_tests_properties(process.torch.pthreadpool PROPERTIES
-  TIMEOUT 200 SKIP_RETURN_CODE 77 LABELS "process;pthreadpool;torch")
+  TIMEOUT 200 LABELS "process;pthreadpool;torch")

@@ -1,6 +1,7 @@
 // The load-time report (diag/report.h): nothing at all with logging off; with POOLSHIM_LOG=info,
 // one line per module carrying a pool surface, each module once, modules loaded later on the
-// next call. The tests share the process's registry and log sink, so they run in this order.
+// next call. CTest runs each case in its own process; run together (the executable alone), they
+// share the registry and the log sink, and give the same results in either order.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@ TEST(ElfReport, EachModuleOnceAndLateModulesOnTheNextCall) {
   setenv("POOLSHIM_LOG_FILE", g_log_path.c_str(), 1);
   poolshim::config::reload_for_testing();
 
+  ASSERT_NE(dlopen(variant("variant_hidden.so").c_str(), RTLD_NOW | RTLD_LOCAL), nullptr);
   // RTLD_LAZY: no preload here, so once bound its calls would resolve to its own copy; unbound,
   // it is judged from its ELF data (the prediction for a preloaded process).
   ASSERT_NE(dlopen(variant("variant_default.so").c_str(), RTLD_LAZY | RTLD_LOCAL), nullptr);

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -55,15 +57,33 @@ TEST(Pool, WidthFollowsLimitAndPool) {
   EXPECT_GE(poolshim::core::pool_size(), 1u);
 }
 
-// Concurrent invocations inside one call never share a thread index.
+// Concurrent invocations inside one call never share a thread index. Each item holds its index
+// busy until `want` distinct indices (the call's width) have entered the call, so every thread of
+// the call is inside an item at once: a serial pool, or one that gives two threads one index,
+// cannot get past the first items (and a shared index is caught busy). The wait is bounded: after
+// kJoinWaitS the items stop waiting and the test fails instead of hanging.
+constexpr int kJoinWaitS = 30;
 struct Exclusive {
   std::atomic<int> busy[64];
   std::atomic<int> clashes{0};
+  std::atomic<uint64_t> seen{0};  // bit t: index t ran an item
+  std::atomic<bool> gave_up{false};
+  int want = 2;
+  int distinct() const { return __builtin_popcountll(seen.load()); }
 };
+void wait_until_all_indices_joined(Exclusive* e) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kJoinWaitS);
+  while (e->distinct() < e->want && !e->gave_up.load()) {
+    if (std::chrono::steady_clock::now() > deadline) e->gave_up = true;
+    std::this_thread::yield();
+  }
+}
 void exclusive_item(void* ctx, size_t t, size_t) {
   auto* e = static_cast<Exclusive*>(ctx);
   if (e->busy[t].exchange(1) != 0) e->clashes.fetch_add(1);
-  for (volatile int spin = 0; spin < 2000; ++spin) {
+  e->seen.fetch_or(uint64_t{1} << t);
+  wait_until_all_indices_joined(e);
+  for (volatile int spin = 0; spin < 2000; spin = spin + 1) {
   }
   e->busy[t].store(0);
 }
@@ -71,8 +91,13 @@ void exclusive_item(void* ctx, size_t t, size_t) {
 TEST(Pool, ThreadIndexIsExclusiveWithinACall) {
   for (size_t limit : {0, 2, 3}) {
     Exclusive e{};
+    e.want = static_cast<int>(poolshim::core::width(limit));
+    ASSERT_GE(e.want, 2) << "limit " << limit;
     poolshim::core::run(500, exclusive_item, &e, limit);
     EXPECT_EQ(e.clashes.load(), 0) << "limit " << limit;
+    ASSERT_FALSE(e.gave_up.load()) << "limit " << limit << ": " << e.distinct() << " of " << e.want
+                                   << " thread indices joined the call within " << kJoinWaitS
+                                   << " s";
   }
 }
 
@@ -177,7 +202,9 @@ TEST(Pool, WidthReadBoundsTheNextCallAcrossAResize) {
   EXPECT_LT(c.max_thread.load(), read);
   // The read bounded that one call only: the next one may use the whole pool again.
   Exclusive e{};
+  e.want = 3;
   poolshim::core::run(500, exclusive_item, &e, 0);
+  EXPECT_FALSE(e.gave_up.load()) << e.distinct() << " of 3 thread indices joined the next call";
   EXPECT_EQ(e.clashes.load(), 0);
 }
 
