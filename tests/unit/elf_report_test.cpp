@@ -10,7 +10,7 @@
 
 #include "diag/options.h"
 #include "diag/report.h"
-#include "elf/registry.h"
+#include "reach/query.h"
 #include "elf_test_util.h"
 
 using namespace poolshim_elf_test;
@@ -37,7 +37,7 @@ TEST(ElfReport, OffMeansNoWorkAtAll) {
   poolshim::diag::reload_options_for_testing();
   ASSERT_NE(dlopen(variant("variant_hidden.so").c_str(), RTLD_NOW | RTLD_LOCAL), nullptr);
   poolshim::diag::report_modules_once();
-  EXPECT_EQ(poolshim::elf::record_count(), 0u) << "no module may be read when logging is off";
+  EXPECT_EQ(poolshim::reach::judged_count(), 0u) << "no module may be read when logging is off";
 }
 
 TEST(ElfReport, EachModuleOnceAndLateModulesOnTheNextCall) {
