@@ -74,8 +74,9 @@ void clear_locked() {
   g_used.store(0, std::memory_order_release);
 }
 
-// The module's own .dynsym entry, read by the ELF layer (no dlopen, no global-scope lookup, so
-// never the shim's own definition, and it works for the main executable too).
+// The module's own .dynsym entry, read through reach::module_own_definition (no dlopen, no
+// global-scope lookup, so never the shim's own definition, and it works for the main executable
+// too).
 void* lookup(EtSym sym, const void* return_address) {
   return const_cast<void*>(reach::module_own_definition(return_address, et_symbol(sym).mangled));
 }
