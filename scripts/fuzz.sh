@@ -25,8 +25,8 @@ sources() {
   case "$1" in
     options) echo shim/config/options.cpp shim/config/parse.cpp ;;
     cgroup_parse) echo shim/budget/cgroup_parse.cpp ;;
-    elf_reader) echo shim/elf/reader.cpp shim/elf/reader_tables.cpp shim/elf/verdict.cpp \
-                   shim/elf/direct_calls.cpp shim/elf/image.cpp shim/elf/surface.cpp ;;
+    elf_reader) echo shim/elf/reader.cpp shim/elf/reader_tables.cpp shim/reach/verdict.cpp \
+                   shim/elf/direct_calls.cpp shim/elf/image.cpp shim/reach/surface.cpp ;;
     *) echo "fuzz.sh: unknown target '$1'" >&2; exit 2 ;;
   esac
 }

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "audit_scan.h"
-#include "file_image.h"
+#include "elf/mapped_file.h"
 
 namespace poolshim::cli {
 namespace {
@@ -146,9 +146,9 @@ void Scanner::scan_archive(const std::string& path) {
       tick();
       continue;
     }
-    FileImage image;
-    if (!image.map_fd(fd, static_cast<size_t>(total), &error)) {
-      fail(display, "cannot map the spooled member: " + error);
+    elf::MappedFile image;
+    if (!image.map(fd, static_cast<size_t>(total))) {
+      fail(display, std::string("cannot map the spooled member: ") + strerror(errno));
       continue;
     }
     judge_image(display, image.data(), image.size(), false);

@@ -65,11 +65,11 @@ std::string demangle(const char* name) {
 // are unreachable.
 std::string why(const AuditEntry& e) {
   std::string out;
-  for (unsigned k = 0; k < elf::kSurfaceCount; ++k) {
-    const elf::SurfaceVerdict& v = e.verdict.surface[k];
-    if (v.verdict != elf::Verdict::unreachable) continue;
+  for (unsigned k = 0; k < reach::kSurfaceCount; ++k) {
+    const reach::SurfaceVerdict& v = e.verdict.surface[k];
+    if (v.verdict != reach::Verdict::unreachable) continue;
     if (!out.empty()) out += "; ";
-    out += std::string(elf::surface_name(static_cast<elf::Surface>(k))) + ": " + elf::reason_text(v.reason);
+    out += std::string(reach::surface_name(static_cast<reach::Surface>(k))) + ": " + reach::reason_text(v.reason);
     if (v.symbol[0] != '\0') out += " [" + demangle(v.symbol) + "]";
   }
   return out;
@@ -107,16 +107,16 @@ void print_table(const std::vector<AuditEntry>& entries, const ScanStats& st, bo
     if (e.verdict.provider) line += " (poolshim: provides the shared pool)";
     std::string reason = why(e);
     if (!reason.empty()) line += "\n" + std::string(kIndent) + "unreachable: " + reason;
-    for (unsigned k = 0; k < elf::kSurfaceCount; ++k) {
+    for (unsigned k = 0; k < reach::kSurfaceCount; ++k) {
       if (e.verdict.surface[k].unused_copy)
-        line += "\n" + std::string(kIndent) + "note: " + elf::surface_name(static_cast<elf::Surface>(k)) +
+        line += "\n" + std::string(kIndent) + "note: " + reach::surface_name(static_cast<reach::Surface>(k)) +
                 ": the module never calls its own copy (it only serves other modules)";
       if (e.client(k)) line += "\n" + std::string(kIndent) + client_effect(e, k, proc);
     }
     if (e.runtime != nullptr) line += "\n" + std::string(kIndent) + runtime_note(e, proc);
     if (!e.error.empty()) line += "\n" + std::string(kIndent) + (e.readable ? "incomplete: " : "not read: ") + e.error;
-    printf("%-13s %-13s %s\n", surface_cell(e, elf::kExecutorch, proc).c_str(),
-           surface_cell(e, elf::kPthreadpool, proc).c_str(), line.c_str());
+    printf("%-13s %-13s %s\n", surface_cell(e, reach::kExecutorch, proc).c_str(),
+           surface_cell(e, reach::kPthreadpool, proc).c_str(), line.c_str());
   }
   printf("%zu file%s scanned (%zu ELF, %zu archive%s); %zu listed: %zu with their own pool copy (%zu unreachable), "
          "%zu unused cop%s, %zu client%s, %zu other runtime%s, %zu provider, %zu not read",
@@ -141,17 +141,17 @@ Json module_json(const AuditEntry& e, const ProcessFacts* proc) {
   m["stripped"] = e.verdict.stripped;
   m["readable"] = e.readable;
   m["problems"] = e.error;
-  for (unsigned k = 0; k < elf::kSurfaceCount; ++k) {
-    const elf::SurfaceVerdict& v = e.verdict.surface[k];
+  for (unsigned k = 0; k < reach::kSurfaceCount; ++k) {
+    const reach::SurfaceVerdict& v = e.verdict.surface[k];
     Json s;
-    s["verdict"] = elf::verdict_text(v.verdict);
+    s["verdict"] = reach::verdict_text(v.verdict);
     s["cell"] = surface_cell(e, k, proc);
-    s["reason"] = elf::reason_text(v.reason);
+    s["reason"] = reach::reason_text(v.reason);
     s["symbol"] = demangle(v.symbol);
     s["unused_copy"] = v.unused_copy;
     s["client"] = e.client(k);
     s["client_calls"] = e.client(k) ? client_effect(e, k, proc) : "";
-    m[elf::surface_name(static_cast<elf::Surface>(k))] = s;
+    m[reach::surface_name(static_cast<reach::Surface>(k))] = s;
   }
   if (e.runtime != nullptr) {
     m["runtime"] = {{"name", e.runtime->name}, {"env_var", e.runtime->env_var}, {"note", runtime_note(e, proc)}};

@@ -19,9 +19,9 @@ RowKind row_kind(const AuditEntry& e) {
   if (!e.readable) return RowKind::not_read;
   if (e.verdict.provider) return RowKind::provider;
   if (e.verdict.carries_surface()) return RowKind::own_copy;
-  for (const elf::SurfaceVerdict& v : e.verdict.surface)
+  for (const reach::SurfaceVerdict& v : e.verdict.surface)
     if (v.unused_copy) return RowKind::unused_copy;
-  for (unsigned k = 0; k < elf::kSurfaceCount; ++k)
+  for (unsigned k = 0; k < reach::kSurfaceCount; ++k)
     if (e.client(k)) return RowKind::client;
   if (e.runtime != nullptr) return RowKind::runtime;
   return RowKind::other;
@@ -54,14 +54,14 @@ RowCounts count_rows(const std::vector<AuditEntry>& entries, bool all) {
 std::string surface_cell(const AuditEntry& e, unsigned k, const ProcessFacts* proc) {
   if (!e.readable) return "error";
   if (e.verdict.provider) return "provider";
-  const elf::SurfaceVerdict& v = e.verdict.surface[k];
-  if (v.verdict == elf::Verdict::absent) return e.client(k) ? "client" : "-";
-  if (v.verdict == elf::Verdict::redirected && proc != nullptr && !proc->shim_loaded) return "reachable";
-  return elf::verdict_text(v.verdict);
+  const reach::SurfaceVerdict& v = e.verdict.surface[k];
+  if (v.verdict == reach::Verdict::absent) return e.client(k) ? "client" : "-";
+  if (v.verdict == reach::Verdict::redirected && proc != nullptr && !proc->shim_loaded) return "reachable";
+  return reach::verdict_text(v.verdict);
 }
 
 std::string client_effect(const AuditEntry& /*e*/, unsigned k, const ProcessFacts* proc) {
-  std::string surface = elf::surface_name(static_cast<elf::Surface>(k));
+  std::string surface = reach::surface_name(static_cast<reach::Surface>(k));
   if (proc == nullptr)
     return "client of " + surface + ": its calls go through the dynamic linker, so under the preload they reach the shim's one pool";
   if (proc->shim_loaded)

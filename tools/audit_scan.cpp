@@ -12,7 +12,6 @@
 #include "cli.h"
 #include "elf/mapped_file.h"
 #include "elf/reader.h"
-#include "file_image.h"
 #include "proc_view.h"
 
 namespace poolshim::cli {
@@ -54,7 +53,7 @@ void Scanner::judge_image(const std::string& display, const void* data, size_t s
   e.path = display;
   elf::Reader r;
   r.open_file(data, size);
-  e.verdict = elf::judge(r, is_main);
+  e.verdict = reach::judge(r, is_main);
   e.runtime = diag::runtime_of(display.c_str());
   if (!r.ok()) {
     e.readable = false;
@@ -139,16 +138,15 @@ void Scanner::scan_file(const std::string& path, bool named) {
     tick();
     return;
   }
-  FileImage m;
-  std::string error;
-  if (!m.open_regular(path, &error)) {
-    fail(path, "cannot read: " + error);
+  elf::MappedFile m;  // opened without blocking: a FIFO swapped in after the stat is refused
+  if (!m.open(path.c_str())) {
+    fail(path, std::string("cannot read: ") + strerror(errno));
     return;
   }
   if (is_elf(m.data(), m.size())) {
     judge_image(path, m.data(), m.size(), false);
   } else if (looks_like_archive(path, static_cast<const unsigned char*>(m.data()), m.size())) {
-    m.reset();
+    m.close();
     scan_archive(path);
   } else if (named) {
     fprintf(stderr, "poolshim audit: %s: not an ELF file or archive; skipped\n", printable(path).c_str());
@@ -201,7 +199,7 @@ void Scanner::scan_pid(long pid) {
       process_.shim_loaded = true;
       process_.shim_path = mp.path;
     }
-    for (unsigned k = 0; k < elf::kSurfaceCount; ++k)
+    for (unsigned k = 0; k < reach::kSurfaceCount; ++k)
       if (e.verdict.exports_entry[k] && process_.provider_of[k].empty()) process_.provider_of[k] = base_name(mp.path);
     tick();
   }
@@ -213,12 +211,12 @@ void Scanner::scan_pid(long pid) {
          "exited during the scan (or is a zombie); the list of its modules is incomplete");
   }
   // In one process the main executable's exported entry points come before the preload.
-  const elf::ModuleVerdict* exe_verdict = nullptr;
+  const reach::ModuleVerdict* exe_verdict = nullptr;
   for (const AuditEntry& e : entries_)
     if (e.verdict.main_executable && e.path == process_.exe) exe_verdict = &e.verdict;
   if (exe_verdict != nullptr) {
-    elf::ModuleVerdict exe_copy = *exe_verdict;
-    for (AuditEntry& e : entries_) elf::apply_executable_precedence(&e.verdict, exe_copy);
+    reach::ModuleVerdict exe_copy = *exe_verdict;
+    for (AuditEntry& e : entries_) reach::apply_executable_precedence(&e.verdict, exe_copy);
   }
 }
 

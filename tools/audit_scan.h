@@ -10,21 +10,21 @@
 #include <vector>
 
 #include "diag/runtimes.h"
-#include "elf/verdict.h"
+#include "reach/verdict.h"
 
 namespace poolshim::cli {
 
 struct AuditEntry {
   std::string path;        // file path, "archive!member", or the path mapped in the process
   std::string soname;      // DT_SONAME or ""
-  elf::ModuleVerdict verdict;
+  reach::ModuleVerdict verdict;
   bool readable = true;    // false: not judged (error says why)
   std::string error;       // what could not be read ("" when nothing)
   const diag::Runtime* runtime = nullptr;  // another runtime's pool (OpenMP, OpenBLAS, ...)
   // A client of a surface: it names the surface's symbols through the dynamic linker without
   // defining them, so its calls go wherever the process's lookup finds them first.
   bool client(unsigned surface) const {
-    return readable && !verdict.provider && verdict.surface[surface].verdict == elf::Verdict::absent &&
+    return readable && !verdict.provider && verdict.surface[surface].verdict == reach::Verdict::absent &&
            verdict.surface[surface].uses_linker;
   }
 };
@@ -50,7 +50,7 @@ struct ProcessFacts {
   bool exited = false;       // the process was gone (or a zombie) by the end of the scan
   // The module that defines each surface's entry point first in load order: where a client's
   // calls go when the shim is not loaded ("" when none).
-  std::string provider_of[elf::kSurfaceCount];
+  std::string provider_of[reach::kSurfaceCount];
   struct RuntimeEnv {
     std::string var;
     std::string value;

@@ -24,6 +24,9 @@ std::string find_library(std::string* tried);
 // A path or other text for a terminal line: control bytes (a newline in a file name) become '?'.
 std::string printable(const std::string& s);
 
+// "a FIFO", "a character device", ... for a st_mode that is not a regular file or folder.
+const char* file_type_text(unsigned mode);
+
 // Parses a process id (1..INT_MAX); false on anything else.
 bool parse_pid(const char* text, long* out);
 

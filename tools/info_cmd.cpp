@@ -24,7 +24,6 @@
 #include "diag/runtimes.h"
 #include "elf/mapped_file.h"
 #include "elf/reader.h"
-#include "elf/verdict.h"
 #include "json_out.h"
 #include "poolshim/version.h"
 #include "proc_view.h"

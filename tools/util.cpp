@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <string>
 
@@ -10,6 +11,18 @@
 #include "json_out.h"
 
 namespace poolshim::cli {
+
+const char* file_type_text(unsigned mode) {
+  switch (mode & S_IFMT) {
+    case S_IFIFO: return "a FIFO";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFSOCK: return "a socket";
+    case S_IFDIR: return "a folder";
+    case S_IFLNK: return "a symbolic link";
+  }
+  return "not a regular file";
+}
 
 std::string printable(const std::string& s) {
   std::string out = s;

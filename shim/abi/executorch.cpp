@@ -21,7 +21,7 @@
 #include "poolshim/poolshim.h"
 #include "abi/pthreadpool_handle.h"
 #include "diag/report.h"
-#include "elf/module_query.h"
+#include "reach/query.h"
 
 namespace poolshim::abi {
 namespace {
@@ -64,17 +64,6 @@ Fn own(EtSym sym, const void* ret) {
 
 // Foreign object with no definition in the caller's module (cannot happen for a module that
 // built the object itself): the object is unknown, so it is neither read nor written.
-// True when some loaded module carries the ExecuTorch surface and a pthreadpool copy that the
-// shim cannot reach. Walks the module list: only asked on the rare tail-call path.
-bool unreachable_module_loaded() {
-  poolshim_module mods[64];
-  size_t n = poolshim_get_modules(mods, 64);
-  if (n > 64) return true;  // cannot see them all: assume the worst
-  for (size_t i = 0; i < n; ++i)
-    if (mods[i].executorch != POOLSHIM_ABSENT && mods[i].pthreadpool == POOLSHIM_UNREACHABLE) return true;
-  return false;
-}
-
 void warn_no_definition(EtSym sym, const void* ret) {
   diag::warn_first_call(diag::LogSite::et_foreign_without_definition, ret, et_symbol(sym).demangled,
                         "%s", "called on an object poolshim did not create, but the caller has no "
@@ -145,8 +134,9 @@ void* et_get_pthreadpool(EtSym sym, const void* ret) {
   // here through a tail call and the real caller is unknown: hand out the handle only if no
   // loaded ExecuTorch module carries a pthreadpool copy the shim cannot reach.
   bool caller_known = own_fn != nullptr;
-  bool reach = caller_known ? elf::pthreadpool_calls_reach_shim(ret) : !unreachable_module_loaded();
-  if (reach) {
+  bool reaches = caller_known ? reach::pthreadpool_calls_reach_shim(ret)
+                              : !reach::executorch_module_with_unreachable_pthreadpool_loaded();
+  if (reaches) {
     diag::log_first_call(diag::LogSite::et_get_pthreadpool_shared, ret, "executorch get_pthreadpool()",
                          "shared pool handle (%zu threads)", core::width(grant()));
     return executorch_pthreadpool();

@@ -7,8 +7,8 @@
 #include "core/fork.h"
 #include "diag/caller.h"
 #include "diag/log.h"
-#include "elf/loaded.h"
-#include "elf/module_query.h"
+#include "base/modules.h"
+#include "reach/query.h"
 
 namespace poolshim::abi {
 namespace {
@@ -32,7 +32,7 @@ struct Entry {
 constexpr size_t kSlots = 256;
 Entry g_table[kSlots];
 std::atomic<size_t> g_used{0};  // entries [0, g_used) were filled (release after the fill)
-// The unload count (elf::unloaded_generation) the entries are valid for. ~0: never filled.
+// The unload count (base::unloaded_generation) the entries are valid for. ~0: never filled.
 std::atomic<unsigned long long> g_unloads{~0ull};
 // Enrolled in core/fork.cpp. Held across the ELF lookup (which walks the loaded modules and may
 // take the registry's mutex) and a log line, never across a call into the host.
@@ -74,10 +74,11 @@ void clear_locked() {
   g_used.store(0, std::memory_order_release);
 }
 
-// The module's own .dynsym entry, read by the ELF layer (no dlopen, no global-scope lookup, so
-// never the shim's own definition, and it works for the main executable too).
+// The module's own .dynsym entry, read through reach::module_own_definition (no dlopen, no
+// global-scope lookup, so never the shim's own definition, and it works for the main executable
+// too).
 void* lookup(EtSym sym, const void* return_address) {
-  return const_cast<void*>(elf::module_own_definition(return_address, et_symbol(sym).mangled));
+  return const_cast<void*>(reach::module_own_definition(return_address, et_symbol(sym).mangled));
 }
 
 }  // namespace
@@ -91,7 +92,7 @@ void* own_definition(EtSym sym, const void* return_address) {
   if (base == nullptr) return nullptr;
   // Read after the caller's module was loaded (its code is running), so any unload that freed
   // this base before that load is counted here.
-  unsigned long long unloads = elf::unloaded_generation();
+  unsigned long long unloads = base::unloaded_generation();
   if (g_unloads.load(std::memory_order_acquire) == unloads) {
     void* hit = find(base, sym);
     if (hit != kMiss) return hit;

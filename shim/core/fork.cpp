@@ -11,7 +11,7 @@ namespace {
 // ONE line per participant, in prepare order. The order is "outer before inner": a participant
 // whose lock holder may go on to take another participant's lock comes first, so prepare never
 // waits for a lock while holding one that the lock's current holder needs.
-//  - the ExecuTorch forwarding cache: its holder reads the ELF layer (registry) and logs;
+//  - the ExecuTorch forwarding cache: its holder reads the module registry (reach/) and logs;
 //  - the handle table: its holder takes nothing else (create/destroy call grants after unlocking);
 //  - grants: its holder calls core::request_size() (the pool);
 //  - the pool: its hooks are the scheduler's (core/pool.cpp); they must not wait for tasks, since
@@ -31,7 +31,7 @@ const ForkParticipant kParticipants[] = {
     {"abi/pthreadpool_handle.cpp", abi::ptp::handles_atfork_prepare, abi::ptp::handles_atfork_parent, abi::ptp::handles_atfork_child},
     {"core/grants.cpp", grants_atfork_prepare, grants_atfork_parent, grants_atfork_child},
     {"core/pool.cpp", pool_atfork_prepare, pool_atfork_parent, pool_atfork_child},
-    {"elf/registry.cpp", elf::registry_atfork_prepare, elf::registry_atfork_parent, elf::registry_atfork_child},
+    {"reach/registry.cpp", reach::registry_atfork_prepare, reach::registry_atfork_parent, reach::registry_atfork_child},
     {"diag/caller.cpp", diag::caller_atfork_prepare, diag::caller_atfork_parent, diag::caller_atfork_child},
     {"abi/pthreadpool_passthrough.cpp", abi::ptp::passthrough::passthrough_atfork_prepare, abi::ptp::passthrough::passthrough_atfork_parent, abi::ptp::passthrough::passthrough_atfork_child},
     {"abi/pthreadpool_executor.cpp", nullptr, nullptr, nullptr},  // see above: handle table's child hook

@@ -50,11 +50,11 @@ void grants_atfork_prepare();  // core/grants.cpp: the size requests
 void grants_atfork_parent();
 void grants_atfork_child();
 }  // namespace poolshim::core
-namespace poolshim::elf {
-void registry_atfork_prepare();  // elf/registry.cpp: the module registry
+namespace poolshim::reach {
+void registry_atfork_prepare();  // reach/registry.cpp: the module registry
 void registry_atfork_parent();
 void registry_atfork_child();
-}  // namespace poolshim::elf
+}  // namespace poolshim::reach
 namespace poolshim::diag {
 void caller_atfork_prepare();  // diag/caller.cpp: the first-call log cache
 void caller_atfork_parent();

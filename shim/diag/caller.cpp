@@ -11,7 +11,7 @@
 #include "base/text.h"
 #include "core/fork.h"
 #include "diag/log.h"
-#include "elf/loaded.h"
+#include "base/modules.h"
 
 namespace poolshim::diag {
 namespace {
@@ -39,7 +39,7 @@ unsigned long long g_seen_unloads = 0;
 pthread_mutex_t g_seen_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 bool first_time(LogSite site, const void* base) {
-  unsigned long long unloads = elf::unloaded_generation();  // outside the mutex: it is a loader call
+  unsigned long long unloads = base::unloaded_generation();  // outside the mutex: it is a loader call
   pthread_mutex_lock(&g_seen_mutex);
   if (unloads != g_seen_unloads) {
     g_seen_count = 0;

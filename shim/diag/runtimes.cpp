@@ -8,7 +8,7 @@
 
 #include "config/options.h"
 #include "diag/log.h"
-#include "elf/registry.h"
+#include "reach/query.h"
 
 namespace poolshim::diag {
 namespace {
@@ -26,10 +26,8 @@ const Runtime kRuntimes[] = {
     {nullptr, nullptr, nullptr},
 };
 
-// Records are never removed and each is reported at most once; the flags live beside the table
-// (a module record has its own `reported` flag, used by the surface report).
-constexpr size_t kMaxTracked = 1024;
-std::atomic<bool> g_runtime_reported[kMaxTracked];
+// One flag per judged module (reach::judged_module's index): each is reported at most once.
+std::atomic<bool> g_runtime_reported[reach::kMaxJudged];
 
 }  // namespace
 
@@ -51,21 +49,20 @@ const Runtime* runtime_of(const char* path) {
 
 void report_runtimes_once() {
   if (!log_enabled(LogLevel::info)) return;
-  size_t n = elf::record_count();
-  if (n > kMaxTracked) n = kMaxTracked;
-  for (size_t i = 0; i < n; ++i) {
-    const elf::ModuleRecord* rec = elf::record_at(i);
-    if (rec == nullptr || rec->path == nullptr) continue;
-    const Runtime* rt = runtime_of(rec->path);
+  size_t n = reach::judged_count();
+  reach::JudgedModule rec;
+  for (size_t i = 0; i < n && i < reach::kMaxJudged; ++i) {
+    if (!reach::judged_module(i, &rec) || rec.path == nullptr) continue;
+    const Runtime* rt = runtime_of(rec.path);
     if (rt == nullptr || g_runtime_reported[i].exchange(true, std::memory_order_acq_rel)) continue;
     // The variable is read here only to show it; the shim itself never acts on it.
     const char* value = strchr(rt->env_var, ' ') == nullptr ? config::raw_value(rt->env_var) : nullptr;
     if (strchr(rt->env_var, ' ') != nullptr)
       log(LogLevel::info, "module %s: %s keeps its own thread pool beside the shared one (not merged); bounded by %s",
-          rec->path, rt->name, rt->env_var);
+          rec.path, rt->name, rt->env_var);
     else
       log(LogLevel::info, "module %s: %s keeps its own thread pool beside the shared one (not merged); bounded by %s (%s%s)",
-          rec->path, rt->name, rt->env_var, value != nullptr ? "=" : "unset: one thread per CPU",
+          rec.path, rt->name, rt->env_var, value != nullptr ? "=" : "unset: one thread per CPU",
           value != nullptr ? value : "");
   }
 }

@@ -37,7 +37,6 @@ class Image {
 
   bool is_file() const { return file_ != nullptr; }
   uintptr_t bias() const { return bias_; }
-  size_t file_size() const { return file_size_; }
 
   // Pointer to [off, off + len) of a file image, or nullptr (also for loaded modules).
   const uint8_t* at_offset(uint64_t off, uint64_t len) const;

@@ -1,6 +1,6 @@
 // MappedFile: open, fstat, mmap(PROT_READ, MAP_PRIVATE), close the descriptor at once (the
 // mapping keeps the file alive). A file truncated by someone else while mapped would raise
-// SIGBUS on access; the tools accept that risk, the shim only maps files of loaded modules.
+// SIGBUS on access; the command accepts that risk, the shim only maps files of loaded modules.
 #include "elf/mapped_file.h"
 
 #include <errno.h>
@@ -19,28 +19,38 @@ bool MappedFile::open(const char* path) {
   }
   int fd;
   do {
-    fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    fd = ::open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) return false;
   struct stat st;
-  bool ok = fstat(fd, &st) == 0;
-  if (ok && (!S_ISREG(st.st_mode) || st.st_size <= 0)) {
-    errno = S_ISREG(st.st_mode) ? EINVAL : EISDIR;
-    ok = false;
+  int err = 0;
+  if (fstat(fd, &st) != 0) err = errno;
+  else if (S_ISDIR(st.st_mode)) err = EISDIR;
+  else if (!S_ISREG(st.st_mode) || st.st_size <= 0) err = EINVAL;
+  if (err != 0) {
+    ::close(fd);
+    errno = err;
+    return false;
   }
-  if (ok) {
-    void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p != MAP_FAILED) {
-      data_ = p;
-      size_ = static_cast<size_t>(st.st_size);
-    } else {
-      ok = false;
-    }
+  return map(fd, static_cast<size_t>(st.st_size));
+}
+
+bool MappedFile::map(int fd, size_t size) {
+  close();
+  void* p = MAP_FAILED;
+  int err = EINVAL;
+  if (size > 0) {
+    p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    err = errno;
   }
-  int saved = errno;
   ::close(fd);
-  errno = saved;
-  return ok;
+  if (p == MAP_FAILED) {
+    errno = err;
+    return false;
+  }
+  data_ = p;
+  size_ = size;
+  return true;
 }
 
 void MappedFile::close() {

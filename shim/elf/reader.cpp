@@ -49,12 +49,6 @@ constexpr uint64_t kMaxDynamicEntries = 1u << 16;
 
 }  // namespace
 
-const char* problem_text(uint32_t bit) {
-  for (const ProblemName& p : kProblemTexts)
-    if (p.bit == bit) return p.text;
-  return "";
-}
-
 const char* describe_problems(uint32_t mask, char* buf, size_t cap) {
   base::Text text(buf, cap);
   for (const ProblemName& p : kProblemTexts) {
@@ -181,10 +175,7 @@ bool Reader::read_program_headers(const uint8_t* ph, size_t phnum, size_t phents
     has_interp_ = true;
     const uint8_t* s = img_.is_file() ? img_.at_offset(p.p_offset, p.p_filesz)
                                       : img_.at_vaddr(p.p_vaddr, p.p_memsz);
-    if (s != nullptr && p.p_filesz > 0 && memchr(s, 0, p.p_filesz) != nullptr)
-      interp_ = reinterpret_cast<const char*>(s);
-    else
-      problems_ |= kProblemInterp;
+    if (s == nullptr || p.p_filesz == 0 || memchr(s, 0, p.p_filesz) == nullptr) problems_ |= kProblemInterp;
   }
   return true;
 }
@@ -249,7 +240,6 @@ void Reader::read_dynamic() {
     }
   }
   dyn_ = dyn;
-  dyn_count_ = count;
   read_dynsym(symtab, strtab, strsz, hash, gnu_hash);
   read_relocs(rela, relasz, relaent, rel, relsz, relent, jmprel, pltrelsz, pltrel);
 }
@@ -273,22 +263,6 @@ bool Reader::symbolic() const { return dt_symbolic_ || (flags_ & DF_SYMBOLIC) !=
 
 const char* Reader::soname() const {
   return soname_off_ == ~0ull ? nullptr : str_at(dynsym_.str, soname_off_);
-}
-
-size_t Reader::needed_count() const {
-  size_t n = 0;
-  for (size_t i = 0; i < dyn_count_; ++i)
-    if (load<Elf64_Dyn>(dyn_ + i * sizeof(Elf64_Dyn)).d_tag == DT_NEEDED) ++n;
-  return n;
-}
-
-const char* Reader::needed(size_t want) const {
-  for (size_t i = 0; i < dyn_count_; ++i) {
-    Elf64_Dyn d = load<Elf64_Dyn>(dyn_ + i * sizeof(Elf64_Dyn));
-    if (d.d_tag != DT_NEEDED) continue;
-    if (want-- == 0) return str_at(dynsym_.str, d.d_un.d_val);
-  }
-  return nullptr;
 }
 
 }  // namespace poolshim::elf

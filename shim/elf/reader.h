@@ -2,7 +2,7 @@
 //
 // It reads what interposition depends on: the dynamic symbols (binding, visibility, section),
 // .symtab when a file has one, the dynamic relocations by symbol name, DT_FLAGS / DT_FLAGS_1 /
-// DT_SYMBOLIC, DT_NEEDED, DT_SONAME, the file type and PT_INTERP. ELF64 little-endian on x86_64
+// DT_SYMBOLIC, DT_SONAME, the file type and PT_INTERP. ELF64 little-endian on x86_64
 // and aarch64 only; anything else is rejected with a problem bit that says why.
 //
 // Nothing is copied or allocated: accessors hand out pointers into the image (valid while the
@@ -19,7 +19,7 @@
 
 namespace poolshim::elf {
 
-// Bits of Reader::problems(): what could not be read. problem_text() names each.
+// Bits of Reader::problems(): what could not be read. describe_problems() names them.
 enum Problem : uint32_t {
   kProblemNotElf = 1u << 0,             // no ELF magic
   kProblemClass = 1u << 1,              // 32-bit ELF
@@ -38,8 +38,6 @@ enum Problem : uint32_t {
   kProblemNames = 1u << 14,             // some symbol name points outside its string table
   kProblemInterp = 1u << 15,            // PT_INTERP unreadable
 };
-// A short English description of one problem bit ("" for 0 or unknown bits).
-const char* problem_text(uint32_t bit);
 // "what; what; ..." for every bit in mask, written into buf (always NUL-terminated).
 const char* describe_problems(uint32_t mask, char* buf, size_t cap);
 
@@ -76,7 +74,6 @@ enum class RelocClass : uint8_t {
   tls_tpoff,    // TPOFF64 / TPREL64
   tls_desc,     // TLSDESC
 };
-const char* reloc_class_text(RelocClass c);
 
 struct Reloc {
   uint64_t offset = 0;  // r_offset
@@ -98,20 +95,11 @@ class Reader {
   uint32_t problems() const { return problems_; }
 
   uint16_t machine() const { return machine_; }  // EM_*, 0 when unknown (loaded, no header)
-  uint16_t elf_type() const { return elf_type_; } // ET_*, 0 when unknown
   Kind kind() const;
-  bool has_dynamic() const { return dyn_ != nullptr; }
-  bool has_interp() const { return has_interp_; }
-  const char* interp() const { return interp_; }  // nullptr when absent or unreadable
 
-  uint64_t dt_flags() const { return flags_; }
-  uint64_t dt_flags_1() const { return flags_1_; }
-  bool dt_symbolic() const { return dt_symbolic_; }
   // -Bsymbolic: DF_SYMBOLIC in DT_FLAGS or the older DT_SYMBOLIC entry.
   bool symbolic() const;
   const char* soname() const;  // nullptr when absent
-  size_t needed_count() const;
-  const char* needed(size_t i) const;  // nullptr when out of range or unreadable
 
   size_t dynsym_count() const { return dynsym_count_; }
   bool dynsym(size_t i, Symbol* out) const;
@@ -167,13 +155,11 @@ class Reader {
   uint16_t machine_ = 0;
   uint16_t elf_type_ = 0;
   bool has_interp_ = false;
-  const char* interp_ = nullptr;
   const uint8_t* phdrs_ = nullptr;  // program header table (file: in the image; loaded: in memory)
   size_t phnum_ = 0;
   size_t phentsize_ = 0;
 
-  const uint8_t* dyn_ = nullptr;  // the dynamic array, dyn_count_ entries
-  size_t dyn_count_ = 0;
+  const uint8_t* dyn_ = nullptr;  // the dynamic array
   uint64_t flags_ = 0;
   uint64_t flags_1_ = 0;
   bool dt_symbolic_ = false;

@@ -30,21 +30,6 @@ uint32_t sysv_hash_of(const char* s) {
 
 }  // namespace
 
-const char* reloc_class_text(RelocClass c) {
-  switch (c) {
-    case RelocClass::jump_slot: return "JUMP_SLOT";
-    case RelocClass::glob_dat: return "GLOB_DAT";
-    case RelocClass::abs64: return "64";
-    case RelocClass::copy: return "COPY";
-    case RelocClass::tls_module: return "DTPMOD64";
-    case RelocClass::tls_offset: return "DTPOFF64";
-    case RelocClass::tls_tpoff: return "TPOFF64";
-    case RelocClass::tls_desc: return "TLSDESC";
-    case RelocClass::other: break;
-  }
-  return "other";
-}
-
 const char* Reader::str_at(const Strtab& t, uint64_t off) const {
   if (t.p == nullptr || off >= t.size) return nullptr;
   const void* end = memchr(t.p + off, 0, t.size - off);

@@ -1,5 +1,5 @@
-// libFuzzer target: the ELF reader (shim/elf/reader.*) with what is built on it, the verdict and
-// the direct-call scan, over any bytes taken as a file image. Every accessor is touched, as in
+// libFuzzer target: the ELF reader (shim/elf/reader.*) with what is built on it, the verdict
+// (shim/reach/verdict.*) and the direct-call scan, over any bytes taken as a file image. Every accessor is touched, as in
 // tests/unit/elf_fuzz_test.cpp; libFuzzer's input buffer is exactly sized, so ASan sees any read
 // outside the file.
 #include <stddef.h>
@@ -8,9 +8,10 @@
 
 #include "elf/direct_calls.h"
 #include "elf/reader.h"
-#include "elf/verdict.h"
+#include "reach/verdict.h"
 
 using namespace poolshim::elf;
+using namespace poolshim::reach;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Reader r;
@@ -19,9 +20,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   char text[512];
   sum = sum + strlen(describe_problems(r.problems(), text, sizeof text));
   if (const char* s = r.soname()) sum = sum + strlen(s);
-  if (const char* s = r.interp()) sum = sum + strlen(s);
-  for (size_t i = 0; i < r.needed_count() + 1; ++i)
-    if (const char* n = r.needed(i)) sum = sum + strlen(n);
   Symbol s;
   for (size_t i = 0; i < r.dynsym_count(); ++i)
     if (r.dynsym(i, &s) && s.name) sum = sum + strlen(s.name) + s.value;

@@ -12,10 +12,11 @@
 
 #include "elf/direct_calls.h"
 #include "elf/reader.h"
-#include "elf/verdict.h"
+#include "reach/verdict.h"
 #include "elf_test_util.h"
 
 using namespace poolshim::elf;
+using namespace poolshim::reach;
 using namespace poolshim_elf_test;
 
 namespace {
@@ -28,9 +29,6 @@ size_t exercise(const std::vector<unsigned char>& bytes) {
   char text[512];
   sum += strlen(describe_problems(r.problems(), text, sizeof text));
   if (const char* s = r.soname()) sum += strlen(s);
-  if (const char* s = r.interp()) sum += strlen(s);
-  for (size_t i = 0; i < r.needed_count() + 1; ++i)
-    if (const char* n = r.needed(i)) sum += strlen(n);
   Symbol s;
   for (size_t i = 0; i < r.dynsym_count(); ++i)
     if (r.dynsym(i, &s) && s.name) sum += strlen(s.name) + s.value;

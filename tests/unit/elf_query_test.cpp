@@ -1,4 +1,4 @@
-// The ABI layer's questions (elf/module_query.h) and poolshim_get_modules(), on fixture modules
+// The ABI layer's questions (reach/query.h) and poolshim_get_modules(), on fixture modules
 // loaded into this test process. This process has NO shim preloaded, which the answers must
 // reflect: a module loaded RTLD_NOW has already bound its calls to its own copy (GOT evidence,
 // Reason::resolved_to_self), while one loaded RTLD_LAZY and not yet called is judged from its ELF
@@ -12,11 +12,11 @@
 #include <thread>
 #include <vector>
 
-#include "elf/module_query.h"
+#include "reach/query.h"
 #include "elf_test_util.h"
 #include "poolshim/poolshim.h"
 
-using namespace poolshim::elf;
+using namespace poolshim::reach;
 using namespace poolshim_elf_test;
 
 namespace {
@@ -145,4 +145,14 @@ TEST(ElfQuery, ModulesApiListsTheLoadedCopies) {
   EXPECT_EQ(poolshim_get_modules(one, 1), total);
   EXPECT_NE(one[0].path, nullptr);
   EXPECT_EQ(one[1].path, nullptr);
+}
+
+// The question behind get_pthreadpool() on the tail-call path: a private pthreadpool copy only
+// matters in a module that also carries the ExecuTorch surface (no fixture module here has both,
+// so only the "no" side is asserted; a module with a pthreadpool copy alone must not count).
+TEST(ElfQuery, PrivatePthreadpoolAloneIsNotAnExecutorchModule) {
+  load("variant_ptp_hidden");
+  load("variant_ptp_symbolic_functions");
+  load("variant_default");
+  EXPECT_FALSE(executorch_module_with_unreachable_pthreadpool_loaded());
 }

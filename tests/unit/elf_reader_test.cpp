@@ -80,18 +80,12 @@ TEST(ElfReader, ReadsTheDefaultVariantFile) {
   EXPECT_TRUE(has_reloc(r, kGetThreadpool, RelocClass::jump_slot));
   EXPECT_TRUE(has_reloc(r, kGuardFlag, RelocClass::tls_module));
   EXPECT_TRUE(has_reloc(r, kGuardFlag, RelocClass::tls_offset));
-  std::vector<std::string> needed;
-  for (size_t i = 0; i < r.needed_count(); ++i) needed.push_back(r.needed(i) ? r.needed(i) : "(null)");
-  EXPECT_NE(std::find(needed.begin(), needed.end(), "libpthreadpool.so.0"), needed.end());
-  EXPECT_NE(std::find(needed.begin(), needed.end(), "libc.so.6"), needed.end());
-  EXPECT_EQ(r.needed(r.needed_count()), nullptr);
 }
 
 TEST(ElfReader, SeesFlagsVisibilityAndStripping) {
   FileReader sym, prot, hidden, stripped;
   ASSERT_TRUE(sym.open(variant("variant_symbolic.so")));
   EXPECT_TRUE(sym.reader.symbolic());
-  EXPECT_TRUE((sym.reader.dt_flags() & DF_SYMBOLIC) != 0);
 
   ASSERT_TRUE(prot.open(variant("variant_protected.so")));
   Symbol s;
@@ -116,9 +110,7 @@ TEST(ElfReader, ReadsTheTestExecutable) {
   FileReader f;
   ASSERT_TRUE(f.open("/proc/self/exe"));
   EXPECT_EQ(f.reader.kind(), Kind::executable);
-  EXPECT_TRUE(f.reader.has_interp());
-  ASSERT_NE(f.reader.interp(), nullptr);
-  EXPECT_NE(strstr(f.reader.interp(), "ld-linux"), nullptr);
+  EXPECT_EQ(f.reader.problems() & kProblemInterp, 0u);  // its PT_INTERP was read
   EXPECT_GT(f.reader.reloc_count(), 0u);
 }
 
@@ -135,8 +127,7 @@ TEST(ElfReader, LoadedModuleAgreesWithItsFile) {
   EXPECT_FALSE(mem.has_symtab());  // .symtab is never loaded
   EXPECT_EQ(mem.dynsym_count(), f.reader.dynsym_count());
   EXPECT_EQ(mem.reloc_count(), f.reader.reloc_count());
-  EXPECT_EQ(mem.needed_count(), f.reader.needed_count());
-  for (size_t i = 0; i < mem.needed_count(); ++i) EXPECT_STREQ(mem.needed(i), f.reader.needed(i));
+  EXPECT_STREQ(mem.soname(), f.reader.soname());
   // Every dynamic symbol reads the same from memory (relocated d_ptr values) and from the file.
   for (size_t i = 1; i < mem.dynsym_count(); ++i) {
     Symbol a, b;

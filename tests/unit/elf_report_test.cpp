@@ -11,7 +11,7 @@
 
 #include "config/options.h"
 #include "diag/report.h"
-#include "elf/registry.h"
+#include "reach/query.h"
 #include "elf_test_util.h"
 
 using namespace poolshim_elf_test;
@@ -38,7 +38,7 @@ TEST(ElfReport, OffMeansNoWorkAtAll) {
   poolshim::config::reload_for_testing();
   ASSERT_NE(dlopen(variant("variant_hidden.so").c_str(), RTLD_NOW | RTLD_LOCAL), nullptr);
   poolshim::diag::report_modules_once();
-  EXPECT_EQ(poolshim::elf::record_count(), 0u) << "no module may be read when logging is off";
+  EXPECT_EQ(poolshim::reach::judged_count(), 0u) << "no module may be read when logging is off";
 }
 
 TEST(ElfReport, EachModuleOnceAndLateModulesOnTheNextCall) {

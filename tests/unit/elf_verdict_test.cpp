@@ -10,10 +10,12 @@
 #include "elf/direct_calls.h"
 #include "elf/mapped_file.h"
 #include "elf/reader.h"
-#include "elf/verdict.h"
+#include "reach/surface.h"
+#include "reach/verdict.h"
 #include "elf_test_util.h"
 
 using namespace poolshim::elf;
+using namespace poolshim::reach;
 using namespace poolshim_elf_test;
 
 namespace {
@@ -163,4 +165,48 @@ TEST(ElfVerdict, TextHelpers) {
   EXPECT_EQ(strlen(buf), 9u);
   EXPECT_STREQ(verdict_text(Verdict::absent), "absent");
   EXPECT_STREQ(reason_text(Reason::none), "");
+}
+
+// The export tables the surfaces are worked out from (shim/abi/*.def), as names.
+const char* const kExecutorchTable[] = {
+#define X(kind, ns, ident, mangled, demangled) mangled,
+#include "abi/executorch_symbols.def"
+#undef X
+};
+const char* const kPthreadpoolTable[] = {
+#define X(ident) "pthreadpool_" #ident,
+#include "abi/pthreadpool_symbols.def"
+#undef X
+};
+
+// Every exported name belongs to its surface, so does the whole namespace of an entry point and
+// any overload of the table's free functions; names outside stay out.
+TEST(Surface, NamesComeFromTheExportTables) {
+  for (const char* name : kExecutorchTable) EXPECT_TRUE(is_surface_symbol(kExecutorch, name)) << name;
+  for (const char* name : kPthreadpoolTable) EXPECT_TRUE(is_surface_symbol(kPthreadpool, name)) << name;
+  // Not exported by the shim, yet a module's copy of them is a copy of the surface.
+  EXPECT_TRUE(is_surface_symbol(kExecutorch, "_ZN10executorch9extension10threadpool10ThreadPoolC2Em"));
+  EXPECT_TRUE(is_surface_symbol(kExecutorch, "_ZNK5torch10executorch10threadpool10ThreadPool4sizeEv"));
+  EXPECT_TRUE(is_surface_symbol(kExecutorch, "_ZN10executorch9extension12parallel_forEllNS_7runtime11FunctionRefIFvllEEE"));
+  EXPECT_TRUE(is_surface_symbol(kPthreadpool, "pthreadpool_allocate"));
+  // Neighbours that are not.
+  EXPECT_FALSE(is_surface_symbol(kExecutorch, "_ZN10executorch9extension6ModuleC2Ev"));
+  EXPECT_FALSE(is_surface_symbol(kExecutorch, "_ZN10executorch9extension13parallel_forsEv"));
+  EXPECT_FALSE(is_surface_symbol(kExecutorch, "_ZN10executorch7runtime11FunctionRefIFvmEE4callEPvm"));
+  EXPECT_FALSE(is_surface_symbol(kExecutorch, "pthreadpool_create"));
+  EXPECT_FALSE(is_surface_symbol(kPthreadpool, kGetThreadpool));
+  EXPECT_FALSE(is_surface_symbol(kExecutorch, nullptr));
+}
+
+TEST(Surface, EntryPointsAreHowAModuleObtainsAPool) {
+  size_t entries = 0;
+  for (const char* name : kExecutorchTable) entries += is_entry_symbol(kExecutorch, name);
+  EXPECT_EQ(entries, 4u);  // get_threadpool() and get_pthreadpool(), in both namespaces
+  EXPECT_TRUE(is_entry_symbol(kExecutorch, kGetThreadpool));
+  EXPECT_TRUE(is_entry_symbol(kExecutorch, "_ZN5torch10executorch10threadpool15get_pthreadpoolEv"));
+  entries = 0;
+  for (const char* name : kPthreadpoolTable) entries += is_entry_symbol(kPthreadpool, name);
+  EXPECT_EQ(entries, 1u);
+  EXPECT_TRUE(is_entry_symbol(kPthreadpool, "pthreadpool_create"));
+  EXPECT_FALSE(is_entry_symbol(kPthreadpool, "xpthreadpool_create"));
 }

@@ -11,44 +11,11 @@
 
 namespace {
 
+// The table the shim's surface is defined by (shim/abi/pthreadpool_symbols.def).
 const char* const kApi[] = {
-    "pthreadpool_create", "pthreadpool_create_v2", "pthreadpool_get_threads_count",
-    "pthreadpool_set_threads_count", "pthreadpool_release_executor_threads",
-    "pthreadpool_update_executor", "pthreadpool_destroy",
-    "pthreadpool_parallelize_1d", "pthreadpool_parallelize_1d_with_thread",
-    "pthreadpool_parallelize_1d_with_uarch", "pthreadpool_parallelize_1d_tile_1d",
-    "pthreadpool_parallelize_1d_tile_1d_dynamic",
-    "pthreadpool_parallelize_1d_tile_1d_dynamic_with_thread",
-    "pthreadpool_parallelize_1d_tile_1d_dynamic_with_uarch_with_thread",
-    "pthreadpool_parallelize_2d", "pthreadpool_parallelize_2d_with_thread",
-    "pthreadpool_parallelize_2d_tile_1d", "pthreadpool_parallelize_2d_tile_1d_with_uarch",
-    "pthreadpool_parallelize_2d_tile_1d_with_uarch_with_thread",
-    "pthreadpool_parallelize_2d_tile_1d_dynamic",
-    "pthreadpool_parallelize_2d_tile_1d_dynamic_with_thread",
-    "pthreadpool_parallelize_2d_tile_1d_dynamic_with_uarch_with_thread",
-    "pthreadpool_parallelize_2d_tile_2d", "pthreadpool_parallelize_2d_tile_2d_dynamic",
-    "pthreadpool_parallelize_2d_tile_2d_dynamic_with_uarch",
-    "pthreadpool_parallelize_2d_tile_2d_dynamic_with_thread",
-    "pthreadpool_parallelize_2d_tile_2d_with_uarch",
-    "pthreadpool_parallelize_3d", "pthreadpool_parallelize_3d_tile_1d",
-    "pthreadpool_parallelize_3d_tile_1d_with_thread", "pthreadpool_parallelize_3d_tile_1d_with_uarch",
-    "pthreadpool_parallelize_3d_tile_1d_with_uarch_with_thread",
-    "pthreadpool_parallelize_3d_tile_1d_dynamic",
-    "pthreadpool_parallelize_3d_tile_1d_dynamic_with_thread",
-    "pthreadpool_parallelize_3d_tile_1d_dynamic_with_uarch_with_thread",
-    "pthreadpool_parallelize_3d_tile_2d", "pthreadpool_parallelize_3d_tile_2d_dynamic",
-    "pthreadpool_parallelize_3d_tile_2d_dynamic_with_uarch",
-    "pthreadpool_parallelize_3d_tile_2d_dynamic_with_thread",
-    "pthreadpool_parallelize_3d_tile_2d_with_uarch",
-    "pthreadpool_parallelize_4d", "pthreadpool_parallelize_4d_tile_1d",
-    "pthreadpool_parallelize_4d_tile_2d", "pthreadpool_parallelize_4d_tile_2d_with_uarch",
-    "pthreadpool_parallelize_4d_tile_2d_dynamic",
-    "pthreadpool_parallelize_4d_tile_2d_dynamic_with_uarch",
-    "pthreadpool_parallelize_5d", "pthreadpool_parallelize_5d_tile_1d",
-    "pthreadpool_parallelize_5d_tile_2d", "pthreadpool_parallelize_6d",
-    "pthreadpool_parallelize_6d_tile_1d", "pthreadpool_parallelize_6d_tile_2d",
-    "pthreadpool_compute_1d", "pthreadpool_compute_1d_tiled", "pthreadpool_compute_2d",
-    "pthreadpool_compute_2d_tiled", "pthreadpool_compute_3d_tiled", "pthreadpool_compute_4d_tiled",
+#define X(ident) "pthreadpool_" #ident,
+#include "abi/pthreadpool_symbols.def"
+#undef X
 };
 
 std::set<std::string> exported_pthreadpool_functions() {

@@ -23,9 +23,9 @@
 #include <cstdint>
 
 #include "elf/reader.h"
-#include "elf/surface.h"
+#include "reach/surface.h"
 
-namespace poolshim::elf {
+namespace poolshim::reach {
 
 // Same values as enum poolshim_verdict in poolshim.h.
 enum class Verdict : uint8_t { absent = 0, redirected = 1, unreachable = 2 };
@@ -55,12 +55,12 @@ struct SurfaceVerdict {
 
 struct ModuleVerdict {
   SurfaceVerdict surface[kSurfaceCount];
-  Kind kind = Kind::unknown;
+  elf::Kind kind = elf::Kind::unknown;
   bool main_executable = false;
   bool provider = false;   // libpoolshim itself: it provides the surfaces, it is not a copy
   bool stripped = false;   // no .symtab (files) or unknown (loaded): hidden copies are invisible
   bool exports_entry[kSurfaceCount] = {false, false};  // exported definition of an entry point
-  uint32_t problems = 0;   // Reader::problems() at the time of judging
+  uint32_t problems = 0;   // elf::Reader::problems() at the time of judging
 
   // Some surface is present and used by the module itself (not absent, not an unused copy), and
   // this is not the provider. The load-time report and poolshim_get_modules list these.
@@ -72,7 +72,8 @@ struct ModuleVerdict {
 // map (for files judge() also decides from the file type). symtab_source: where to read .symtab
 // from when it is not `reader` (a loaded module has none in memory; its file on disk may), or
 // nullptr to use reader's own.
-ModuleVerdict judge(const Reader& reader, bool main_executable, const Reader* symtab_source = nullptr);
+ModuleVerdict judge(const elf::Reader& reader, bool main_executable,
+                    const elf::Reader* symtab_source = nullptr);
 
 // "executorch redirected; pthreadpool unreachable (hidden copy)": the surfaces that are not
 // absent, for log lines. Written into buf (always NUL-terminated); returns buf.
@@ -86,4 +87,4 @@ const char* describe_reasons(const ModuleVerdict& v, char* buf, size_t cap);
 // `redirected` surfaces accordingly.
 void apply_executable_precedence(ModuleVerdict* v, const ModuleVerdict& executable);
 
-}  // namespace poolshim::elf
+}  // namespace poolshim::reach

@@ -1,6 +1,5 @@
 // The verdicts of the modules loaded in this process, judged once per module and kept for the
-// life of the process (the load-time report, poolshim_get_modules and the ABI layer's questions
-// all read them).
+// life of the process. Internal to reach/: the rest of the shim asks through query.h.
 //
 // Records are immutable once published, never freed, and their strings are the registry's own
 // copies, so a pointer to a record stays valid after its module is unloaded. A module is
@@ -12,10 +11,10 @@
 #include <atomic>
 #include <cstddef>
 
-#include "elf/loaded.h"
-#include "elf/verdict.h"
+#include "base/modules.h"
+#include "reach/verdict.h"
 
-namespace poolshim::elf {
+namespace poolshim::reach {
 
 struct ModuleRecord {
   uintptr_t bias = 0;
@@ -27,20 +26,19 @@ struct ModuleRecord {
   ModuleVerdict alone;       // judged from the module alone
   ModuleVerdict effective;   // after the main executable's precedence (see verdict.h)
   const char* reason = nullptr;   // describe_reasons(effective), for poolshim_get_modules
-  mutable std::atomic<bool> reported{false};  // the load-time report printed it
   uint64_t fingerprint = 0;  // program headers + dynamic symbols (a different build differs)
-  // The unload count (LoadedModule::unloads) at which this record was last confirmed to be the
+  // The unload count (base::LoadedModule::unloads) at which this record was last confirmed to be the
   // module mapped at `bias`; when the count moved on, the fingerprint is checked again.
   mutable std::atomic<unsigned long long> confirmed_unloads{0};
 };
 
 // The record for m, judging the module on first sight. Call it only from inside a
-// dl_iterate_phdr callback (loaded.h). Returns nullptr when the registry is full; then use
+// dl_iterate_phdr callback (base/modules.h). Returns nullptr when the registry is full; then use
 // judge_loaded() instead.
-const ModuleRecord* record_for(const LoadedModule& m);
+const ModuleRecord* record_for(const base::LoadedModule& m);
 
 // Judges m without recording it (the main executable's precedence applied when it is known).
-ModuleVerdict judge_loaded(const LoadedModule& m);
+ModuleVerdict judge_loaded(const base::LoadedModule& m);
 
 // Makes sure the main executable has a record, so that later records can apply its precedence.
 // Calls dl_iterate_phdr: never call it from inside a callback.
@@ -50,4 +48,4 @@ void ensure_main_executable_judged();
 size_t record_count();
 const ModuleRecord* record_at(size_t i);
 
-}  // namespace poolshim::elf
+}  // namespace poolshim::reach

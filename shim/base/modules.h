@@ -1,4 +1,5 @@
-// The modules loaded in this process, through dl_iterate_phdr.
+// The modules loaded in this process: the one wrapper around dl_iterate_phdr. Nothing here
+// knows ELF beyond the program headers the dynamic linker hands out.
 //
 // The callbacks run INSIDE dl_iterate_phdr: glibc holds its loader write lock there, so the
 // module cannot be unmapped while it is being read (reading it afterwards would race with a
@@ -11,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace poolshim::elf {
+namespace poolshim::base {
 
 struct LoadedModule {
   uintptr_t bias = 0;                  // dlpi_addr: load bias
@@ -22,9 +23,6 @@ struct LoadedModule {
   unsigned long long unloads = 0;      // dlpi_subs during this walk (see unloaded_generation())
 };
 
-// True when addr lies inside one of m's PT_LOAD segments.
-bool module_contains(const LoadedModule& m, uintptr_t addr);
-
 using ModuleFn = void (*)(const LoadedModule& m, void* ctx);
 
 // Calls fn for the loaded module whose segments contain addr (inside dl_iterate_phdr).
@@ -33,6 +31,9 @@ bool with_module_at(const void* addr, ModuleFn fn, void* ctx);
 
 // Calls fn for every loaded module, the main executable first (inside dl_iterate_phdr).
 void for_each_module(ModuleFn fn, void* ctx);
+
+// Calls fn for the main executable only (the first entry; inside dl_iterate_phdr).
+void with_main_executable(ModuleFn fn, void* ctx);
 
 // How many modules the dynamic linker has loaded so far (glibc's dlpi_adds; it only grows).
 // Equal values mean no module was loaded in between. 0 when the C library does not say.
@@ -44,4 +45,4 @@ unsigned long long loaded_generation();
 // only where a cache is consulted, never per task.
 unsigned long long unloaded_generation();
 
-}  // namespace poolshim::elf
+}  // namespace poolshim::base

@@ -1,19 +1,20 @@
 // The thread-pool surfaces the shim takes over, as mangled symbol names: which names belong to
-// a surface, and which are its entry points (how a module obtains a pool).
+// a surface, and which are its entry points (how a module obtains a pool). The names come from
+// the tables of what the shim exports (abi/executorch_symbols.def, abi/pthreadpool_symbols.def).
 #pragma once
 #include <cstddef>
 
-namespace poolshim::elf {
+namespace poolshim::reach {
 
 enum Surface : unsigned { kExecutorch = 0, kPthreadpool = 1, kSurfaceCount = 2 };
 
 // "executorch" / "pthreadpool".
 const char* surface_name(Surface s);
 
-// A symbol of the surface: for ExecuTorch, anything in executorch::extension::threadpool or
-// torch::executorch::threadpool (both namespaces, const members included) and
-// executorch::extension::{parallel_for, get_thread_num, set_thread_num}; for pthreadpool, any
-// pthreadpool_* name.
+// A symbol of the surface: for ExecuTorch, anything in the namespace of an entry point
+// (executorch::extension::threadpool, torch::executorch::threadpool; const members included)
+// and any overload of the table's other functions (executorch::extension::parallel_for,
+// get_thread_num, set_thread_num); for pthreadpool, any pthreadpool_* name.
 bool is_surface_symbol(Surface s, const char* name);
 
 // An entry point: get_threadpool() and get_pthreadpool() in either namespace;
@@ -24,4 +25,4 @@ bool is_entry_symbol(Surface s, const char* name);
 // The shim itself (or a newer copy of it): it exports this C API name.
 bool is_provider_symbol(const char* name);
 
-}  // namespace poolshim::elf
+}  // namespace poolshim::reach

@@ -1,5 +1,5 @@
 // judge(): one pass over the dynamic symbols, one over the relocations, one over .symtab.
-#include "elf/verdict.h"
+#include "reach/verdict.h"
 
 #include <elf.h>
 
@@ -8,7 +8,14 @@
 #include "base/text.h"
 #include "elf/direct_calls.h"
 
-namespace poolshim::elf {
+namespace poolshim::reach {
+
+using elf::Kind;
+using elf::Reader;
+using elf::Reloc;
+using elf::RelocClass;
+using elf::Symbol;
+
 namespace {
 
 constexpr size_t kMaxTargets = 128;
@@ -125,7 +132,7 @@ const char* resolved_to_self(const Reader& r, const Tally& a) {
     const uint8_t* p = r.image().at_vaddr(a.slots[i].offset, 8);
     if (p == nullptr) continue;
     // Aligned 8-byte GOT entries are written whole by the dynamic linker: no torn reads.
-    if (load<uint64_t>(p) == r.image().bias() + a.slots[i].value) return a.slots[i].name;
+    if (elf::load<uint64_t>(p) == r.image().bias() + a.slots[i].value) return a.slots[i].name;
   }
   return nullptr;
 }
@@ -210,7 +217,7 @@ ModuleVerdict judge(const Reader& r, bool main_executable, const Reader* symtab_
       // -fno-semantic-interposition), or it never calls its copy (a library that only serves
       // other modules, like Debian's libpthreadpool.so.0). Direct calls to the copy tell the two
       // apart; code that cannot be read counts as bound (the safe answer).
-      DirectCalls d = find_direct_calls(r, a.targets, a.ntargets);
+      elf::DirectCalls d = elf::find_direct_calls(r, a.targets, a.ntargets);
       if (d.hits > 0) {
         unreachable(out, Reason::bound_locally, a.target_names[d.first_target]);
       } else if (!d.code_readable) {
@@ -266,4 +273,4 @@ void apply_executable_precedence(ModuleVerdict* v, const ModuleVerdict& exe) {
   }
 }
 
-}  // namespace poolshim::elf
+}  // namespace poolshim::reach

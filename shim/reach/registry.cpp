@@ -7,10 +7,12 @@
 // inside a dl_iterate_phdr callback cannot deadlock. Judging a module (the slow part) happens
 // before the mutex is taken; two threads may judge the same module at once and the second
 // simply finds the first one's record.
-#include "elf/registry.h"
+#include "reach/registry.h"
 
 #include "core/fork.h"
 #include "elf/mapped_file.h"
+#include "elf/reader.h"
+#include "reach/query.h"
 
 #include <pthread.h>
 #include <sys/mman.h>
@@ -19,10 +21,16 @@
 #include <cstddef>
 #include <cstring>
 
-namespace poolshim::elf {
+namespace poolshim::reach {
+
+using base::LoadedModule;
+using elf::MappedFile;
+using elf::Reader;
+using elf::Symbol;
+
 namespace {
 
-constexpr size_t kMaxRecords = 1024;
+constexpr size_t kMaxRecords = kMaxJudged;  // query.h
 
 ModuleRecord g_records[kMaxRecords];
 std::atomic<size_t> g_count{0};
@@ -143,18 +151,7 @@ ModuleVerdict with_precedence(const ModuleVerdict& alone) {
   return v;
 }
 
-int main_callback(dl_phdr_info* info, size_t size, void*) {
-  LoadedModule m;
-  m.bias = info->dlpi_addr;
-  m.phdr = info->dlpi_phdr;
-  m.phnum = info->dlpi_phnum;
-  m.name = info->dlpi_name != nullptr ? info->dlpi_name : "";
-  m.main_executable = true;
-  // dlpi_subs (LoadedModule::unloads) when the C library passes it.
-  if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) m.unloads = info->dlpi_subs;
-  record_for(m);
-  return 1;  // the main executable is the first entry: stop there
-}
+void judge_main_executable(const LoadedModule& m, void*) { record_for(m); }
 
 }  // namespace
 
@@ -205,7 +202,7 @@ ModuleVerdict judge_loaded(const LoadedModule& m) {
 
 void ensure_main_executable_judged() {
   if (g_main.load(std::memory_order_acquire) != nullptr) return;
-  dl_iterate_phdr(main_callback, nullptr);
+  base::with_main_executable(judge_main_executable, nullptr);
 }
 
 size_t record_count() { return g_count.load(std::memory_order_acquire); }
@@ -214,4 +211,4 @@ const ModuleRecord* record_at(size_t i) {
   return i < g_count.load(std::memory_order_acquire) ? &g_records[i] : nullptr;
 }
 
-}  // namespace poolshim::elf
+}  // namespace poolshim::reach
