@@ -26,7 +26,7 @@ sources() {
     options) echo shim/config/options.cpp shim/config/parse.cpp ;;
     cgroup_parse) echo shim/budget/cgroup_parse.cpp ;;
     elf_reader) echo shim/elf/reader.cpp shim/elf/reader_tables.cpp shim/reach/verdict.cpp \
-                   shim/elf/direct_calls.cpp shim/elf/image.cpp shim/reach/surface.cpp ;;
+                   shim/elf/direct_calls.cpp shim/elf/image.cpp shim/reach/surface.cpp shim/base/text.cpp ;;
     *) echo "fuzz.sh: unknown target '$1'" >&2; exit 2 ;;
   esac
 }

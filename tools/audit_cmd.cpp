@@ -216,10 +216,8 @@ int audit_main(int argc, char** argv) {
       {"json", no_argument, nullptr, 'j'}, {"all", no_argument, nullptr, 'a'},
       {"pid", required_argument, nullptr, 'p'}, {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0}};
-  optind = 1;
-  opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, ":h", kOptions, nullptr)) != -1) {
+  while ((c = next_option(argc, argv, ":h", kOptions)) != -1) {
     switch (c) {
       case 'j': json = true; break;
       case 'a': all = true; break;

@@ -2,6 +2,8 @@
 // own name as argv[0] and the arguments after it (getopt_long style), and returns the process
 // exit status.
 #pragma once
+#include <getopt.h>
+
 #include <string>
 
 namespace poolshim::cli {
@@ -26,6 +28,11 @@ std::string printable(const std::string& s);
 
 // "a FIFO", "a character device", ... for a st_mode that is not a regular file or folder.
 const char* file_type_text(unsigned mode);
+
+// getopt_long for a subcommand, one call per option: restarts the scan at argv[1] on the first
+// call (each subcommand is parsed once, after main's own scan) and never prints (opterr = 0):
+// ':' is returned for a missing value and '?' for an unknown option, for the caller's message.
+int next_option(int argc, char** argv, const char* shortopts, const option* longopts);
 
 // Parses a process id (1..INT_MAX); false on anything else.
 bool parse_pid(const char* text, long* out);

@@ -292,10 +292,8 @@ int info_main(int argc, char** argv) {
                                     {"pid", required_argument, nullptr, 'p'},
                                     {"help", no_argument, nullptr, 'h'},
                                     {nullptr, 0, nullptr, 0}};
-  optind = 1;
-  opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, ":h", kOptions, nullptr)) != -1) {
+  while ((c = next_option(argc, argv, ":h", kOptions)) != -1) {
     switch (c) {
       case 'j': json = true; break;
       case 'p':

@@ -77,11 +77,9 @@ int run_main(int argc, char** argv) {
       {"group", required_argument, nullptr, 'g'},   {"library", required_argument, nullptr, 'L'},
       {"no-runtime-env", no_argument, nullptr, 'n'}, {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0}};
-  optind = 1;
-  opterr = 0;
   int c;
   // "+": stop at the first argument that is not an option; it starts the command.
-  while ((c = getopt_long(argc, argv, "+:h", kOptions, nullptr)) != -1) {
+  while ((c = next_option(argc, argv, "+:h", kOptions)) != -1) {
     switch (c) {
       case 't': threads = optarg; break;
       case 'l': level = optarg; break;

@@ -31,6 +31,16 @@ std::string printable(const std::string& s) {
   return out;
 }
 
+int next_option(int argc, char** argv, const char* shortopts, const option* longopts) {
+  static char** started = nullptr;  // the argv of the scan in progress
+  if (started != argv) {
+    started = argv;
+    optind = 1;
+    opterr = 0;
+  }
+  return getopt_long(argc, argv, shortopts, longopts, nullptr);
+}
+
 bool parse_pid(const char* text, long* out) {
   if (text == nullptr || *text < '0' || *text > '9') return false;
   errno = 0;

@@ -102,7 +102,9 @@ def distribution(samples):
 
 
 def scenario_bound(bin_dir):
-    budget, calls, items, spin = 4, 30, 16, 400
+    # Enough calls that the sampler (one sample every 2-3 ms) gets well over the 20 samples it
+    # needs on a quiet machine too: 30 calls ran out after 15 samples at load 1.
+    budget, calls, items, spin = 4, 120, 16, 400
     group = unique("bound")
     try:
         control, _ = run_four(bin_dir, None, budget, calls // 2, items, spin)
