@@ -114,13 +114,16 @@ def preload_value(*libs):
     return ":".join(([runtime] if runtime else []) + [lib for lib in libs if lib])
 
 
-def clean_env(**extra):
+def clean_env(runtime=True, **extra):
     """This process's environment scrubbed (see the module's comment), plus extra. An LD_PRELOAD
     in extra goes through preload_value. A bytes value in extra (a name or value that is not
-    UTF-8) makes the whole environment bytes."""
+    UTF-8) makes the whole environment bytes. runtime=False: no sanitizer runtime unless the
+    shim is preloaded too, for a host that loads no instrumented code (PyTorch under a preloaded
+    libasan alone aborts at its first C++ exception: libasan found no __cxa_throw at start-up)."""
     env = {k: v for k, v in os.environ.items()
            if k != "LD_PRELOAD" and not k.startswith(SCRUBBED_PREFIXES)}
-    preload = preload_value(extra.pop("LD_PRELOAD", ""))
+    libs = extra.pop("LD_PRELOAD", "")
+    preload = preload_value(libs) if runtime or libs else ""
     if preload:
         env["LD_PRELOAD"] = preload
     env.update(extra)
