@@ -39,12 +39,6 @@ struct DiffCase {
 // every call and starve the other's, which only makes the test slow.
 constexpr uint32_t kFlags = PTHREADPOOL_FLAG_YIELD_WORKERS;
 
-using S = size_t;
-using U = uint32_t;
-#define R(d) s.r[d]
-#define T(d) s.t[d]
-#define UA s.default_uarch, s.max_uarch
-
 const DiffCase kCases[] = {
     DIFF(parallelize_1d, 1, false, &record<S>, r, R(0), kFlags),
     DIFF(parallelize_1d_with_uarch, 1, true, &record<U, S>, r, UA, R(0), kFlags),

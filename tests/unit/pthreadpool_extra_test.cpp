@@ -14,114 +14,63 @@ namespace {
 
 EnvAtLoad g_env("POOLSHIM_NUM_THREADS", "4");
 
-using Invoke = void (*)(pthreadpool_t pool, const Shape& s, Recorder* r);
-
-struct ExtraCase {
-  const char* name;
-  size_t dims;
-  unsigned tiled;  // bit d: dimension d is tiled (its count is passed)
-  size_t dynamic;  // 0 = static; else the last `dynamic` dimensions are handed out in runs
-  int uarch_pos;   // position of uarch_index among the task arguments, -1 if none
-  int thread_pos;  // position of thread_index, -1 if none
-  Invoke invoke;
-};
-
-#define EXTRA(fn, dims, tiled, dyn, upos, tpos, ...)                                           \
-  ExtraCase {                                                                                  \
-    "pthreadpool_" #fn, dims, tiled, dyn, upos, tpos,                                          \
-        [](pthreadpool_t pool, const Shape& s, Recorder* r) { pthreadpool_##fn(pool, __VA_ARGS__); } \
-  }
-
 // The machine has 2 CPUs and this test keeps two engines of up to 4 threads alive (ours and
 // Debian's reference): without YIELD_WORKERS, each engine's idle workers spin for a while after
 // every call and starve the other's, which only makes the test slow.
 constexpr uint32_t kFlags = PTHREADPOOL_FLAG_YIELD_WORKERS;
 
-using S = size_t;
-using U = uint32_t;
-#define R(d) s.r[d]
-#define T(d) s.t[d]
-#define UA s.default_uarch, s.max_uarch
-
-const ExtraCase kCases[] = {
+const HeaderCase kCases[] = {
     // static
-    EXTRA(parallelize_1d_with_thread, 1, 0, 0, -1, 0, &record<S, S>, r, R(0), kFlags),
-    EXTRA(parallelize_2d_with_thread, 2, 0, 0, -1, 0, &record<S, S, S>, r, R(0), R(1), kFlags),
-    EXTRA(parallelize_2d_tile_1d_with_uarch, 2, 2, 0, 0, -1, &record<U, S, S, S>, r, UA, R(0), R(1),
+    PTP_CASE(parallelize_1d_with_thread, 1, 0, 0, -1, 0, &record<S, S>, r, R(0), kFlags),
+    PTP_CASE(parallelize_2d_with_thread, 2, 0, 0, -1, 0, &record<S, S, S>, r, R(0), R(1), kFlags),
+    PTP_CASE(parallelize_2d_tile_1d_with_uarch, 2, 2, 0, 0, -1, &record<U, S, S, S>, r, UA, R(0), R(1),
           T(1), kFlags),
-    EXTRA(parallelize_2d_tile_1d_with_uarch_with_thread, 2, 2, 0, 0, 1, &record<U, S, S, S, S>, r,
+    PTP_CASE(parallelize_2d_tile_1d_with_uarch_with_thread, 2, 2, 0, 0, 1, &record<U, S, S, S, S>, r,
           UA, R(0), R(1), T(1), kFlags),
-    EXTRA(parallelize_3d_tile_1d_with_thread, 3, 4, 0, -1, 0, &record<S, S, S, S, S>, r, R(0), R(1),
+    PTP_CASE(parallelize_3d_tile_1d_with_thread, 3, 4, 0, -1, 0, &record<S, S, S, S, S>, r, R(0), R(1),
           R(2), T(2), kFlags),
-    EXTRA(parallelize_3d_tile_1d_with_uarch, 3, 4, 0, 0, -1, &record<U, S, S, S, S>, r, UA, R(0),
+    PTP_CASE(parallelize_3d_tile_1d_with_uarch, 3, 4, 0, 0, -1, &record<U, S, S, S, S>, r, UA, R(0),
           R(1), R(2), T(2), kFlags),
-    EXTRA(parallelize_3d_tile_1d_with_uarch_with_thread, 3, 4, 0, 0, 1, &record<U, S, S, S, S, S>,
+    PTP_CASE(parallelize_3d_tile_1d_with_uarch_with_thread, 3, 4, 0, 0, 1, &record<U, S, S, S, S, S>,
           r, UA, R(0), R(1), R(2), T(2), kFlags),
     // dynamic
-    EXTRA(parallelize_1d_tile_1d_dynamic, 1, 1, 1, -1, -1, &record<S, S>, r, R(0), T(0), kFlags),
-    EXTRA(parallelize_1d_tile_1d_dynamic_with_thread, 1, 1, 1, -1, 0, &record<U, S, S>, r, R(0),
+    PTP_CASE(parallelize_1d_tile_1d_dynamic, 1, 1, 1, -1, -1, &record<S, S>, r, R(0), T(0), kFlags),
+    PTP_CASE(parallelize_1d_tile_1d_dynamic_with_thread, 1, 1, 1, -1, 0, &record<U, S, S>, r, R(0),
           T(0), kFlags),
-    EXTRA(parallelize_1d_tile_1d_dynamic_with_uarch_with_thread, 1, 1, 1, 0, 1,
+    PTP_CASE(parallelize_1d_tile_1d_dynamic_with_uarch_with_thread, 1, 1, 1, 0, 1,
           &record<U, S, S, S>, r, UA, R(0), T(0), kFlags),
-    EXTRA(parallelize_2d_tile_1d_dynamic, 2, 2, 1, -1, -1, &record<S, S, S>, r, R(0), R(1), T(1),
+    PTP_CASE(parallelize_2d_tile_1d_dynamic, 2, 2, 1, -1, -1, &record<S, S, S>, r, R(0), R(1), T(1),
           kFlags),
-    EXTRA(parallelize_2d_tile_1d_dynamic_with_thread, 2, 2, 1, -1, 0, &record<U, S, S, S>, r, R(0),
+    PTP_CASE(parallelize_2d_tile_1d_dynamic_with_thread, 2, 2, 1, -1, 0, &record<U, S, S, S>, r, R(0),
           R(1), T(1), kFlags),
-    EXTRA(parallelize_2d_tile_1d_dynamic_with_uarch_with_thread, 2, 2, 1, 0, 1,
+    PTP_CASE(parallelize_2d_tile_1d_dynamic_with_uarch_with_thread, 2, 2, 1, 0, 1,
           &record<U, S, S, S, S>, r, UA, R(0), R(1), T(1), kFlags),
-    EXTRA(parallelize_2d_tile_2d_dynamic, 2, 3, 2, -1, -1, &record<S, S, S, S>, r, R(0), R(1), T(0),
+    PTP_CASE(parallelize_2d_tile_2d_dynamic, 2, 3, 2, -1, -1, &record<S, S, S, S>, r, R(0), R(1), T(0),
           T(1), kFlags),
-    EXTRA(parallelize_2d_tile_2d_dynamic_with_uarch, 2, 3, 2, 0, -1, &record<U, S, S, S, S>, r, UA,
+    PTP_CASE(parallelize_2d_tile_2d_dynamic_with_uarch, 2, 3, 2, 0, -1, &record<U, S, S, S, S>, r, UA,
           R(0), R(1), T(0), T(1), kFlags),
-    EXTRA(parallelize_2d_tile_2d_dynamic_with_thread, 2, 3, 2, -1, 0, &record<U, S, S, S, S>, r,
+    PTP_CASE(parallelize_2d_tile_2d_dynamic_with_thread, 2, 3, 2, -1, 0, &record<U, S, S, S, S>, r,
           R(0), R(1), T(0), T(1), kFlags),
-    EXTRA(parallelize_3d_tile_1d_dynamic, 3, 4, 1, -1, -1, &record<S, S, S, S>, r, R(0), R(1), R(2),
+    PTP_CASE(parallelize_3d_tile_1d_dynamic, 3, 4, 1, -1, -1, &record<S, S, S, S>, r, R(0), R(1), R(2),
           T(2), kFlags),
-    EXTRA(parallelize_3d_tile_1d_dynamic_with_thread, 3, 4, 1, -1, 0, &record<U, S, S, S, S>, r,
+    PTP_CASE(parallelize_3d_tile_1d_dynamic_with_thread, 3, 4, 1, -1, 0, &record<U, S, S, S, S>, r,
           R(0), R(1), R(2), T(2), kFlags),
-    EXTRA(parallelize_3d_tile_1d_dynamic_with_uarch_with_thread, 3, 4, 1, 0, 1,
+    PTP_CASE(parallelize_3d_tile_1d_dynamic_with_uarch_with_thread, 3, 4, 1, 0, 1,
           &record<U, S, S, S, S, S>, r, UA, R(0), R(1), R(2), T(2), kFlags),
-    EXTRA(parallelize_3d_tile_2d_dynamic, 3, 6, 2, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1),
+    PTP_CASE(parallelize_3d_tile_2d_dynamic, 3, 6, 2, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1),
           R(2), T(1), T(2), kFlags),
-    EXTRA(parallelize_3d_tile_2d_dynamic_with_uarch, 3, 6, 2, 0, -1, &record<U, S, S, S, S, S>, r,
+    PTP_CASE(parallelize_3d_tile_2d_dynamic_with_uarch, 3, 6, 2, 0, -1, &record<U, S, S, S, S, S>, r,
           UA, R(0), R(1), R(2), T(1), T(2), kFlags),
-    EXTRA(parallelize_3d_tile_2d_dynamic_with_thread, 3, 6, 2, -1, 0, &record<U, S, S, S, S, S>, r,
+    PTP_CASE(parallelize_3d_tile_2d_dynamic_with_thread, 3, 6, 2, -1, 0, &record<U, S, S, S, S, S>, r,
           R(0), R(1), R(2), T(1), T(2), kFlags),
-    EXTRA(parallelize_4d_tile_2d_dynamic, 4, 12, 2, -1, -1, &record<S, S, S, S, S, S>, r, R(0),
+    PTP_CASE(parallelize_4d_tile_2d_dynamic, 4, 12, 2, -1, -1, &record<S, S, S, S, S, S>, r, R(0),
           R(1), R(2), R(3), T(2), T(3), kFlags),
-    EXTRA(parallelize_4d_tile_2d_dynamic_with_uarch, 4, 12, 2, 0, -1, &record<U, S, S, S, S, S, S>,
+    PTP_CASE(parallelize_4d_tile_2d_dynamic_with_uarch, 4, 12, 2, 0, -1, &record<U, S, S, S, S, S, S>,
           r, UA, R(0), R(1), R(2), R(3), T(2), T(3), kFlags),
 };
 
-// Splits a recorded call into (uarch, thread, rest) following the case's layout.
-struct Parsed {
-  size_t uarch = 0, thread = 0;
-  Call rest;
-};
-Parsed parse(const ExtraCase& c, const Call& call) {
-  Parsed p;
-  for (size_t i = 0; i < call.size(); ++i) {
-    if (static_cast<int>(i) == c.uarch_pos) p.uarch = call[i];
-    else if (static_cast<int>(i) == c.thread_pos) p.thread = call[i];
-    else p.rest.push_back(call[i]);
-  }
-  return p;
-}
-
-// The expected calls of a static variant: the header's serial snippet.
-std::vector<Call> reference(const ExtraCase& c, const Shape& s) {
-  std::vector<Call> out;
-  serial_tiles(s, c.dims, [&](const size_t* start, const size_t* count) {
-    Call call(start, start + c.dims);
-    for (size_t d = 0; d < c.dims; ++d)
-      if (c.tiled & (1u << d)) call.push_back(count[d]);
-    out.push_back(call);
-  });
-  return out;
-}
-
 // The dynamic contract; returns "" when met.
-std::string check_dynamic(const ExtraCase& c, const Shape& s, const std::vector<Call>& calls) {
+std::string check_dynamic(const HeaderCase& c, const Shape& s, const std::vector<Call>& calls) {
   size_t cells = 1;
   for (size_t d = 0; d < c.dims; ++d) cells *= s.r[d];
   std::vector<int> seen(cells, 0);
@@ -149,10 +98,10 @@ std::string check_dynamic(const ExtraCase& c, const Shape& s, const std::vector<
   return "";
 }
 
-class Extra : public ::testing::TestWithParam<ExtraCase> {};
+class Extra : public ::testing::TestWithParam<HeaderCase> {};
 
 TEST_P(Extra, MatchesTheHeader) {
-  const ExtraCase& c = GetParam();
+  const HeaderCase& c = GetParam();
   uint32_t seed = 7;
   for (const char* p = c.name; *p; ++p) seed = seed * 131 + static_cast<uint8_t>(*p);
   auto shapes = random_shapes(c.dims, 30, seed);
@@ -171,22 +120,9 @@ TEST_P(Extra, MatchesTheHeader) {
       SCOPED_TRACE(std::string(c.name) + " threads=" + std::to_string(threads) + " " + s.str());
       Recorder rec;
       c.invoke(pool, s, &rec);
-      std::vector<Call> rest;
-      for (const Call& call : rec.calls) {
-        Parsed p = parse(c, call);
-        if (c.uarch_pos >= 0) EXPECT_EQ(p.uarch, s.default_uarch);
-        if (c.thread_pos >= 0) EXPECT_LT(p.thread, limit);
-        rest.push_back(p.rest);
-      }
+      std::vector<Call> rest = checked_calls(c, s, rec, limit);
       if (c.dynamic == 0) {
-        std::vector<Call> ref = reference(c, s);
-        if (threads <= 1) {
-          EXPECT_EQ(rest, ref);  // serial: the snippet's order
-        } else {
-          std::sort(rest.begin(), rest.end());
-          std::sort(ref.begin(), ref.end());
-          EXPECT_EQ(rest, ref);
-        }
+        expect_serial_reference(c, s, rest, threads <= 1);
       } else {
         EXPECT_EQ(check_dynamic(c, s, rest), "");
       }
@@ -196,12 +132,7 @@ TEST_P(Extra, MatchesTheHeader) {
   pthreadpool_destroy(wide);
 }
 
-void PrintTo(const ExtraCase& c, std::ostream* os) { *os << c.name; }
-
-INSTANTIATE_TEST_SUITE_P(NotInDebian, Extra, ::testing::ValuesIn(kCases),
-                         [](const ::testing::TestParamInfo<ExtraCase>& info) {
-                           return std::string(info.param.name + sizeof("pthreadpool_") - 1);
-                         });
+INSTANTIATE_TEST_SUITE_P(NotInDebian, Extra, ::testing::ValuesIn(kCases), case_name);
 
 // "The counts are chosen to minimize the number of calls": a serial call is one run per row.
 TEST(Dynamic, SerialCallsAreMinimal) {

@@ -27,123 +27,99 @@ EnvAtLoad g_env("POOLSHIM_NUM_THREADS", "4");
 constexpr uint32_t kFlags = PTHREADPOOL_FLAG_YIELD_WORKERS;
 constexpr size_t kMax = SIZE_MAX;
 
-using Invoke = void (*)(pthreadpool_t pool, const Shape& s, Recorder* r);
-
-struct Case {
-  const char* name;
-  size_t dims;
-  unsigned tiled;  // bit d: dimension d is tiled (its count is passed)
-  size_t dynamic;  // 0 = static; else the last `dynamic` dimensions are handed out in runs
-  int uarch_pos;   // position of uarch_index among the task arguments, -1 if none
-  int thread_pos;  // position of thread_index, -1 if none
-  Invoke invoke;
-};
-
-#define CASE(fn, dims, tiled, dyn, upos, tpos, ...)                                            \
-  Case {                                                                                       \
-    "pthreadpool_" #fn, dims, tiled, dyn, upos, tpos,                                          \
-        [](pthreadpool_t pool, const Shape& s, Recorder* r) { pthreadpool_##fn(pool, __VA_ARGS__); } \
-  }
-
-using S = size_t;
-using U = uint32_t;
-#define R(d) s.r[d]
-#define T(d) s.t[d]
-#define UA s.default_uarch, s.max_uarch
-
-const Case kCases[] = {
+const HeaderCase kCases[] = {
     // 1-D
-    CASE(parallelize_1d, 1, 0, 0, -1, -1, &record<S>, r, R(0), kFlags),
-    CASE(parallelize_1d_with_thread, 1, 0, 0, -1, 0, &record<S, S>, r, R(0), kFlags),
-    CASE(parallelize_1d_with_uarch, 1, 0, 0, 0, -1, &record<U, S>, r, UA, R(0), kFlags),
-    CASE(parallelize_1d_tile_1d, 1, 1, 0, -1, -1, &record<S, S>, r, R(0), T(0), kFlags),
-    CASE(parallelize_1d_tile_1d_dynamic, 1, 1, 1, -1, -1, &record<S, S>, r, R(0), T(0), kFlags),
-    CASE(parallelize_1d_tile_1d_dynamic_with_thread, 1, 1, 1, -1, 0, &record<U, S, S>, r, R(0),
+    PTP_CASE(parallelize_1d, 1, 0, 0, -1, -1, &record<S>, r, R(0), kFlags),
+    PTP_CASE(parallelize_1d_with_thread, 1, 0, 0, -1, 0, &record<S, S>, r, R(0), kFlags),
+    PTP_CASE(parallelize_1d_with_uarch, 1, 0, 0, 0, -1, &record<U, S>, r, UA, R(0), kFlags),
+    PTP_CASE(parallelize_1d_tile_1d, 1, 1, 0, -1, -1, &record<S, S>, r, R(0), T(0), kFlags),
+    PTP_CASE(parallelize_1d_tile_1d_dynamic, 1, 1, 1, -1, -1, &record<S, S>, r, R(0), T(0), kFlags),
+    PTP_CASE(parallelize_1d_tile_1d_dynamic_with_thread, 1, 1, 1, -1, 0, &record<U, S, S>, r, R(0),
          T(0), kFlags),
-    CASE(parallelize_1d_tile_1d_dynamic_with_uarch_with_thread, 1, 1, 1, 0, 1,
+    PTP_CASE(parallelize_1d_tile_1d_dynamic_with_uarch_with_thread, 1, 1, 1, 0, 1,
          &record<U, S, S, S>, r, UA, R(0), T(0), kFlags),
     // 2-D
-    CASE(parallelize_2d, 2, 0, 0, -1, -1, &record<S, S>, r, R(0), R(1), kFlags),
-    CASE(parallelize_2d_with_thread, 2, 0, 0, -1, 0, &record<S, S, S>, r, R(0), R(1), kFlags),
-    CASE(parallelize_2d_tile_1d, 2, 2, 0, -1, -1, &record<S, S, S>, r, R(0), R(1), T(1), kFlags),
-    CASE(parallelize_2d_tile_1d_with_uarch, 2, 2, 0, 0, -1, &record<U, S, S, S>, r, UA, R(0), R(1),
+    PTP_CASE(parallelize_2d, 2, 0, 0, -1, -1, &record<S, S>, r, R(0), R(1), kFlags),
+    PTP_CASE(parallelize_2d_with_thread, 2, 0, 0, -1, 0, &record<S, S, S>, r, R(0), R(1), kFlags),
+    PTP_CASE(parallelize_2d_tile_1d, 2, 2, 0, -1, -1, &record<S, S, S>, r, R(0), R(1), T(1), kFlags),
+    PTP_CASE(parallelize_2d_tile_1d_with_uarch, 2, 2, 0, 0, -1, &record<U, S, S, S>, r, UA, R(0), R(1),
          T(1), kFlags),
-    CASE(parallelize_2d_tile_1d_with_uarch_with_thread, 2, 2, 0, 0, 1, &record<U, S, S, S, S>, r,
+    PTP_CASE(parallelize_2d_tile_1d_with_uarch_with_thread, 2, 2, 0, 0, 1, &record<U, S, S, S, S>, r,
          UA, R(0), R(1), T(1), kFlags),
-    CASE(parallelize_2d_tile_1d_dynamic, 2, 2, 1, -1, -1, &record<S, S, S>, r, R(0), R(1), T(1),
+    PTP_CASE(parallelize_2d_tile_1d_dynamic, 2, 2, 1, -1, -1, &record<S, S, S>, r, R(0), R(1), T(1),
          kFlags),
-    CASE(parallelize_2d_tile_1d_dynamic_with_thread, 2, 2, 1, -1, 0, &record<U, S, S, S>, r, R(0),
+    PTP_CASE(parallelize_2d_tile_1d_dynamic_with_thread, 2, 2, 1, -1, 0, &record<U, S, S, S>, r, R(0),
          R(1), T(1), kFlags),
-    CASE(parallelize_2d_tile_1d_dynamic_with_uarch_with_thread, 2, 2, 1, 0, 1,
+    PTP_CASE(parallelize_2d_tile_1d_dynamic_with_uarch_with_thread, 2, 2, 1, 0, 1,
          &record<U, S, S, S, S>, r, UA, R(0), R(1), T(1), kFlags),
-    CASE(parallelize_2d_tile_2d, 2, 3, 0, -1, -1, &record<S, S, S, S>, r, R(0), R(1), T(0), T(1),
+    PTP_CASE(parallelize_2d_tile_2d, 2, 3, 0, -1, -1, &record<S, S, S, S>, r, R(0), R(1), T(0), T(1),
          kFlags),
-    CASE(parallelize_2d_tile_2d_with_uarch, 2, 3, 0, 0, -1, &record<U, S, S, S, S>, r, UA, R(0),
+    PTP_CASE(parallelize_2d_tile_2d_with_uarch, 2, 3, 0, 0, -1, &record<U, S, S, S, S>, r, UA, R(0),
          R(1), T(0), T(1), kFlags),
-    CASE(parallelize_2d_tile_2d_dynamic, 2, 3, 2, -1, -1, &record<S, S, S, S>, r, R(0), R(1), T(0),
+    PTP_CASE(parallelize_2d_tile_2d_dynamic, 2, 3, 2, -1, -1, &record<S, S, S, S>, r, R(0), R(1), T(0),
          T(1), kFlags),
-    CASE(parallelize_2d_tile_2d_dynamic_with_uarch, 2, 3, 2, 0, -1, &record<U, S, S, S, S>, r, UA,
+    PTP_CASE(parallelize_2d_tile_2d_dynamic_with_uarch, 2, 3, 2, 0, -1, &record<U, S, S, S, S>, r, UA,
          R(0), R(1), T(0), T(1), kFlags),
-    CASE(parallelize_2d_tile_2d_dynamic_with_thread, 2, 3, 2, -1, 0, &record<U, S, S, S, S>, r,
+    PTP_CASE(parallelize_2d_tile_2d_dynamic_with_thread, 2, 3, 2, -1, 0, &record<U, S, S, S, S>, r,
          R(0), R(1), T(0), T(1), kFlags),
     // 3-D
-    CASE(parallelize_3d, 3, 0, 0, -1, -1, &record<S, S, S>, r, R(0), R(1), R(2), kFlags),
-    CASE(parallelize_3d_tile_1d, 3, 4, 0, -1, -1, &record<S, S, S, S>, r, R(0), R(1), R(2), T(2),
+    PTP_CASE(parallelize_3d, 3, 0, 0, -1, -1, &record<S, S, S>, r, R(0), R(1), R(2), kFlags),
+    PTP_CASE(parallelize_3d_tile_1d, 3, 4, 0, -1, -1, &record<S, S, S, S>, r, R(0), R(1), R(2), T(2),
          kFlags),
-    CASE(parallelize_3d_tile_1d_with_thread, 3, 4, 0, -1, 0, &record<S, S, S, S, S>, r, R(0), R(1),
+    PTP_CASE(parallelize_3d_tile_1d_with_thread, 3, 4, 0, -1, 0, &record<S, S, S, S, S>, r, R(0), R(1),
          R(2), T(2), kFlags),
-    CASE(parallelize_3d_tile_1d_with_uarch, 3, 4, 0, 0, -1, &record<U, S, S, S, S>, r, UA, R(0),
+    PTP_CASE(parallelize_3d_tile_1d_with_uarch, 3, 4, 0, 0, -1, &record<U, S, S, S, S>, r, UA, R(0),
          R(1), R(2), T(2), kFlags),
-    CASE(parallelize_3d_tile_1d_with_uarch_with_thread, 3, 4, 0, 0, 1, &record<U, S, S, S, S, S>, r,
+    PTP_CASE(parallelize_3d_tile_1d_with_uarch_with_thread, 3, 4, 0, 0, 1, &record<U, S, S, S, S, S>, r,
          UA, R(0), R(1), R(2), T(2), kFlags),
-    CASE(parallelize_3d_tile_1d_dynamic, 3, 4, 1, -1, -1, &record<S, S, S, S>, r, R(0), R(1), R(2),
+    PTP_CASE(parallelize_3d_tile_1d_dynamic, 3, 4, 1, -1, -1, &record<S, S, S, S>, r, R(0), R(1), R(2),
          T(2), kFlags),
-    CASE(parallelize_3d_tile_1d_dynamic_with_thread, 3, 4, 1, -1, 0, &record<U, S, S, S, S>, r,
+    PTP_CASE(parallelize_3d_tile_1d_dynamic_with_thread, 3, 4, 1, -1, 0, &record<U, S, S, S, S>, r,
          R(0), R(1), R(2), T(2), kFlags),
-    CASE(parallelize_3d_tile_1d_dynamic_with_uarch_with_thread, 3, 4, 1, 0, 1,
+    PTP_CASE(parallelize_3d_tile_1d_dynamic_with_uarch_with_thread, 3, 4, 1, 0, 1,
          &record<U, S, S, S, S, S>, r, UA, R(0), R(1), R(2), T(2), kFlags),
-    CASE(parallelize_3d_tile_2d, 3, 6, 0, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1), R(2), T(1),
+    PTP_CASE(parallelize_3d_tile_2d, 3, 6, 0, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1), R(2), T(1),
          T(2), kFlags),
-    CASE(parallelize_3d_tile_2d_with_uarch, 3, 6, 0, 0, -1, &record<U, S, S, S, S, S>, r, UA, R(0),
+    PTP_CASE(parallelize_3d_tile_2d_with_uarch, 3, 6, 0, 0, -1, &record<U, S, S, S, S, S>, r, UA, R(0),
          R(1), R(2), T(1), T(2), kFlags),
-    CASE(parallelize_3d_tile_2d_dynamic, 3, 6, 2, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1),
+    PTP_CASE(parallelize_3d_tile_2d_dynamic, 3, 6, 2, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1),
          R(2), T(1), T(2), kFlags),
-    CASE(parallelize_3d_tile_2d_dynamic_with_uarch, 3, 6, 2, 0, -1, &record<U, S, S, S, S, S>, r,
+    PTP_CASE(parallelize_3d_tile_2d_dynamic_with_uarch, 3, 6, 2, 0, -1, &record<U, S, S, S, S, S>, r,
          UA, R(0), R(1), R(2), T(1), T(2), kFlags),
-    CASE(parallelize_3d_tile_2d_dynamic_with_thread, 3, 6, 2, -1, 0, &record<U, S, S, S, S, S>, r,
+    PTP_CASE(parallelize_3d_tile_2d_dynamic_with_thread, 3, 6, 2, -1, 0, &record<U, S, S, S, S, S>, r,
          R(0), R(1), R(2), T(1), T(2), kFlags),
     // 4-D to 6-D
-    CASE(parallelize_4d, 4, 0, 0, -1, -1, &record<S, S, S, S>, r, R(0), R(1), R(2), R(3), kFlags),
-    CASE(parallelize_4d_tile_1d, 4, 8, 0, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1), R(2), R(3),
+    PTP_CASE(parallelize_4d, 4, 0, 0, -1, -1, &record<S, S, S, S>, r, R(0), R(1), R(2), R(3), kFlags),
+    PTP_CASE(parallelize_4d_tile_1d, 4, 8, 0, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1), R(2), R(3),
          T(3), kFlags),
-    CASE(parallelize_4d_tile_2d, 4, 12, 0, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1), R(2),
+    PTP_CASE(parallelize_4d_tile_2d, 4, 12, 0, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1), R(2),
          R(3), T(2), T(3), kFlags),
-    CASE(parallelize_4d_tile_2d_with_uarch, 4, 12, 0, 0, -1, &record<U, S, S, S, S, S, S>, r, UA,
+    PTP_CASE(parallelize_4d_tile_2d_with_uarch, 4, 12, 0, 0, -1, &record<U, S, S, S, S, S, S>, r, UA,
          R(0), R(1), R(2), R(3), T(2), T(3), kFlags),
-    CASE(parallelize_4d_tile_2d_dynamic, 4, 12, 2, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1),
+    PTP_CASE(parallelize_4d_tile_2d_dynamic, 4, 12, 2, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1),
          R(2), R(3), T(2), T(3), kFlags),
-    CASE(parallelize_4d_tile_2d_dynamic_with_uarch, 4, 12, 2, 0, -1, &record<U, S, S, S, S, S, S>,
+    PTP_CASE(parallelize_4d_tile_2d_dynamic_with_uarch, 4, 12, 2, 0, -1, &record<U, S, S, S, S, S, S>,
          r, UA, R(0), R(1), R(2), R(3), T(2), T(3), kFlags),
-    CASE(parallelize_5d, 5, 0, 0, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1), R(2), R(3), R(4),
+    PTP_CASE(parallelize_5d, 5, 0, 0, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1), R(2), R(3), R(4),
          kFlags),
-    CASE(parallelize_5d_tile_1d, 5, 16, 0, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1), R(2),
+    PTP_CASE(parallelize_5d_tile_1d, 5, 16, 0, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1), R(2),
          R(3), R(4), T(4), kFlags),
-    CASE(parallelize_5d_tile_2d, 5, 24, 0, -1, -1, &record<S, S, S, S, S, S, S>, r, R(0), R(1),
+    PTP_CASE(parallelize_5d_tile_2d, 5, 24, 0, -1, -1, &record<S, S, S, S, S, S, S>, r, R(0), R(1),
          R(2), R(3), R(4), T(3), T(4), kFlags),
-    CASE(parallelize_6d, 6, 0, 0, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1), R(2), R(3),
+    PTP_CASE(parallelize_6d, 6, 0, 0, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1), R(2), R(3),
          R(4), R(5), kFlags),
-    CASE(parallelize_6d_tile_1d, 6, 32, 0, -1, -1, &record<S, S, S, S, S, S, S>, r, R(0), R(1),
+    PTP_CASE(parallelize_6d_tile_1d, 6, 32, 0, -1, -1, &record<S, S, S, S, S, S, S>, r, R(0), R(1),
          R(2), R(3), R(4), R(5), T(5), kFlags),
-    CASE(parallelize_6d_tile_2d, 6, 48, 0, -1, -1, &record<S, S, S, S, S, S, S, S>, r, R(0), R(1),
+    PTP_CASE(parallelize_6d_tile_2d, 6, 48, 0, -1, -1, &record<S, S, S, S, S, S, S, S>, r, R(0), R(1),
          R(2), R(3), R(4), R(5), T(4), T(5), kFlags),
     // compute_* (every dimension of the *_tiled ones is tiled)
-    CASE(compute_1d, 1, 0, 0, -1, -1, &record<S>, r, R(0)),
-    CASE(compute_1d_tiled, 1, 1, 0, -1, -1, &record<S, S>, r, R(0), T(0)),
-    CASE(compute_2d, 2, 0, 0, -1, -1, &record<S, S>, r, R(0), R(1)),
-    CASE(compute_2d_tiled, 2, 3, 0, -1, -1, &record<S, S, S, S>, r, R(0), R(1), T(0), T(1)),
-    CASE(compute_3d_tiled, 3, 7, 0, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1), R(2), T(0),
+    PTP_CASE(compute_1d, 1, 0, 0, -1, -1, &record<S>, r, R(0)),
+    PTP_CASE(compute_1d_tiled, 1, 1, 0, -1, -1, &record<S, S>, r, R(0), T(0)),
+    PTP_CASE(compute_2d, 2, 0, 0, -1, -1, &record<S, S>, r, R(0), R(1)),
+    PTP_CASE(compute_2d_tiled, 2, 3, 0, -1, -1, &record<S, S, S, S>, r, R(0), R(1), T(0), T(1)),
+    PTP_CASE(compute_3d_tiled, 3, 7, 0, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1), R(2), T(0),
          T(1), T(2)),
-    CASE(compute_4d_tiled, 4, 15, 0, -1, -1, &record<S, S, S, S, S, S, S, S>, r, R(0), R(1), R(2),
+    PTP_CASE(compute_4d_tiled, 4, 15, 0, -1, -1, &record<S, S, S, S, S, S, S, S>, r, R(0), R(1), R(2),
          R(3), T(0), T(1), T(2), T(3)),
 };
 
@@ -153,7 +129,7 @@ const size_t kHugeRanges[] = {kMax,          kMax - 1,     kMax - 2,           k
 const size_t kHugeTiles[] = {kMax,          kMax - 1,      kMax / 2,           kMax / 2 + 1,
                              kMax / 3,      (size_t{1} << 62) + 1, size_t{1} << 63};
 
-std::vector<Shape> huge_shapes(const Case& c, size_t count, uint32_t seed) {
+std::vector<Shape> huge_shapes(const HeaderCase& c, size_t count, uint32_t seed) {
   std::mt19937 rng(seed);
   auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
   std::vector<Shape> out;
@@ -176,37 +152,12 @@ std::vector<Shape> huge_shapes(const Case& c, size_t count, uint32_t seed) {
   return out;
 }
 
-struct Parsed {
-  size_t uarch = 0, thread = 0;
-  Call rest;
-};
-Parsed parse(const Case& c, const Call& call) {
-  Parsed p;
-  for (size_t i = 0; i < call.size(); ++i) {
-    if (static_cast<int>(i) == c.uarch_pos) p.uarch = call[i];
-    else if (static_cast<int>(i) == c.thread_pos) p.thread = call[i];
-    else p.rest.push_back(call[i]);
-  }
-  return p;
-}
-
-std::vector<Call> reference(const Case& c, const Shape& s) {
-  std::vector<Call> out;
-  serial_tiles(s, c.dims, [&](const size_t* start, const size_t* count) {
-    Call call(start, start + c.dims);
-    for (size_t d = 0; d < c.dims; ++d)
-      if (c.tiled & (1u << d)) call.push_back(count[d]);
-    out.push_back(call);
-  });
-  return out;
-}
-
 size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
 
 // The dynamic contract at tile granularity (cells cannot be enumerated near SIZE_MAX); "" when
 // met. A call is [start, start + count) per dimension; on a dynamic dimension it must cover whole
 // tiles, the last one clipped to the range: count == min(n * tile, range - start).
-std::string check_dynamic(const Case& c, const Shape& s, const std::vector<Call>& calls) {
+std::string check_dynamic(const HeaderCase& c, const Shape& s, const std::vector<Call>& calls) {
   size_t tiles[6], total = 1;
   for (size_t d = 0; d < c.dims; ++d) {
     tiles[d] = ceil_div(s.r[d], s.t[d]);
@@ -242,7 +193,7 @@ std::string check_dynamic(const Case& c, const Shape& s, const std::vector<Call>
 
 // Serially, one call per row: as many calls as rows (the outer, undynamic dimensions times the
 // rows of the first dynamic dimension when the last one has more than one tile).
-size_t minimal_serial_calls(const Case& c, const Shape& s) {
+size_t minimal_serial_calls(const HeaderCase& c, const Shape& s) {
   size_t outer = 1;
   for (size_t d = 0; d + c.dynamic < c.dims; ++d) outer *= s.r[d];
   if (c.dynamic == 2 && ceil_div(s.r[c.dims - 1], s.t[c.dims - 1]) > 1)
@@ -250,10 +201,10 @@ size_t minimal_serial_calls(const Case& c, const Shape& s) {
   return outer;
 }
 
-class Overflow : public ::testing::TestWithParam<Case> {};
+class Overflow : public ::testing::TestWithParam<HeaderCase> {};
 
 TEST_P(Overflow, MatchesTheSerialReferenceNearSizeMax) {
-  const Case& c = GetParam();
+  const HeaderCase& c = GetParam();
   uint32_t seed = 11;
   for (const char* p = c.name; *p; ++p) seed = seed * 131 + static_cast<uint8_t>(*p);
   const auto shapes = huge_shapes(c, 12, seed);
@@ -266,22 +217,9 @@ TEST_P(Overflow, MatchesTheSerialReferenceNearSizeMax) {
       SCOPED_TRACE(std::string(c.name) + " threads=" + std::to_string(threads) + " " + s.str());
       Recorder rec;
       c.invoke(pool, s, &rec);
-      std::vector<Call> rest;
-      for (const Call& call : rec.calls) {
-        Parsed p = parse(c, call);
-        if (c.uarch_pos >= 0) EXPECT_EQ(p.uarch, s.default_uarch);
-        if (c.thread_pos >= 0) EXPECT_LT(p.thread, limit);
-        rest.push_back(p.rest);
-      }
+      std::vector<Call> rest = checked_calls(c, s, rec, limit);
       if (c.dynamic == 0) {
-        std::vector<Call> ref = reference(c, s);
-        if (threads <= 1) {
-          EXPECT_EQ(rest, ref);
-        } else {
-          std::sort(rest.begin(), rest.end());
-          std::sort(ref.begin(), ref.end());
-          EXPECT_EQ(rest, ref);
-        }
+        expect_serial_reference(c, s, rest, threads <= 1);
       } else {
         EXPECT_EQ(check_dynamic(c, s, rest), "");
         if (threads <= 1) EXPECT_EQ(rest.size(), minimal_serial_calls(c, s));
@@ -292,12 +230,7 @@ TEST_P(Overflow, MatchesTheSerialReferenceNearSizeMax) {
   pthreadpool_destroy(wide);
 }
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
-
-INSTANTIATE_TEST_SUITE_P(AllShapes, Overflow, ::testing::ValuesIn(kCases),
-                         [](const ::testing::TestParamInfo<Case>& info) {
-                           return std::string(info.param.name + sizeof("pthreadpool_") - 1);
-                         });
+INSTANTIATE_TEST_SUITE_P(AllShapes, Overflow, ::testing::ValuesIn(kCases), case_name);
 
 // The case of issue 9, literally: the range is [0, SIZE_MAX), 3 tiles (SIZE_MAX is odd).
 TEST(OverflowRegression, OneDimDynamicHalfRangeTile) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -121,6 +122,77 @@ inline void serial_tiles(const Shape& s, size_t dims,
   };
   nest(0);
 }
+
+// One pthreadpool function under test against the header's serial snippet or its dynamic
+// contract (pthreadpool_extra_test.cpp, pthreadpool_overflow_test.cpp).
+using Invoke = void (*)(pthreadpool_t pool, const Shape& s, Recorder* r);
+
+struct HeaderCase {
+  const char* name;
+  size_t dims;
+  unsigned tiled;  // bit d: dimension d is tiled (its count is passed)
+  size_t dynamic;  // 0 = static; else the last `dynamic` dimensions are handed out in runs
+  int uarch_pos;   // position of uarch_index among the task arguments, -1 if none
+  int thread_pos;  // position of thread_index, -1 if none
+  Invoke invoke;
+};
+
+#define PTP_CASE(fn, dims, tiled, dyn, upos, tpos, ...)                                        \
+  ::ptp_test::HeaderCase {                                                                     \
+    "pthreadpool_" #fn, dims, tiled, dyn, upos, tpos,                                          \
+        [](pthreadpool_t pool, const ::ptp_test::Shape& s, ::ptp_test::Recorder* r) {          \
+          pthreadpool_##fn(pool, __VA_ARGS__);                                                 \
+        }                                                                                      \
+  }
+
+// Shorthand for the case tables' arguments: the task's argument types, and a Shape s's ranges,
+// tiles and uarch pair.
+using S = size_t;
+using U = uint32_t;
+#define R(d) s.r[d]
+#define T(d) s.t[d]
+#define UA s.default_uarch, s.max_uarch
+
+// The recorded calls with their uarch and thread indices checked and taken out: uarch_index is
+// default_uarch_index, thread_index is below the thread count `limit`.
+inline std::vector<Call> checked_calls(const HeaderCase& c, const Shape& s, const Recorder& rec,
+                                       size_t limit) {
+  std::vector<Call> rest;
+  for (const Call& call : rec.calls) {
+    Call own;
+    for (size_t i = 0; i < call.size(); ++i) {
+      if (static_cast<int>(i) == c.uarch_pos) EXPECT_EQ(call[i], s.default_uarch);
+      else if (static_cast<int>(i) == c.thread_pos) EXPECT_LT(call[i], limit);
+      else own.push_back(call[i]);
+    }
+    rest.push_back(own);
+  }
+  return rest;
+}
+
+// A static variant: the same calls as the header's serial snippet (fully tiled grid, counts
+// passed for the tiled dimensions), in the snippet's order when the call was serial.
+inline void expect_serial_reference(const HeaderCase& c, const Shape& s, std::vector<Call> rest,
+                                    bool serial) {
+  std::vector<Call> ref;
+  serial_tiles(s, c.dims, [&](const size_t* start, const size_t* count) {
+    Call call(start, start + c.dims);
+    for (size_t d = 0; d < c.dims; ++d)
+      if (c.tiled & (1u << d)) call.push_back(count[d]);
+    ref.push_back(call);
+  });
+  if (!serial) {
+    std::sort(rest.begin(), rest.end());
+    std::sort(ref.begin(), ref.end());
+  }
+  EXPECT_EQ(rest, ref);
+}
+
+// For INSTANTIATE_TEST_SUITE_P: a case's name without the "pthreadpool_" prefix.
+inline std::string case_name(const ::testing::TestParamInfo<HeaderCase>& info) {
+  return std::string(info.param.name + sizeof("pthreadpool_") - 1);
+}
+inline void PrintTo(const HeaderCase& c, std::ostream* os) { *os << c.name; }
 
 // Sets an environment variable before main() (and so before the shim reads its options).
 struct EnvAtLoad {
