@@ -22,7 +22,7 @@ for a in "$@"; do
   esac
 done
 
-scripts/deps.sh build test bench
+scripts/deps.sh build test bench openmp
 jobs="$(nproc 2>/dev/null || echo 2)"
 cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOOLSHIM_BUILD_TESTS=ON -DPOOLSHIM_BUILD_TOOLS=ON)
 

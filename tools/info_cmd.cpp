@@ -59,10 +59,14 @@ const char* level_name(config::LogLevel l) {
   return "off";
 }
 
-const char* disabled_text(unsigned d) {
+std::string disabled_text(unsigned d) {
   if (d == 0) return "none";
-  if (d == (config::kSurfaceExecutorch | config::kSurfacePthreadpool)) return "executorch, pthreadpool";
-  return (d & config::kSurfaceExecutorch) ? "executorch" : "pthreadpool";
+  std::string out;
+  for (auto [bit, name] : {std::pair{config::kSurfaceExecutorch, "executorch"},
+                           std::pair{config::kSurfacePthreadpool, "pthreadpool"},
+                           std::pair{config::kSurfaceOpenmp, "openmp"}})
+    if (d & bit) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out;
 }
 
 std::string count_or(size_t n, const char* none) { return n > 0 ? std::to_string(n) : none; }
@@ -161,7 +165,7 @@ int info_here(bool json) {
     printf("  %-22s   default %s; %s\n", "", o.default_text, o.help);
   }
   printf("in force: log level %s, log to %s, disabled surfaces: %s\n", level_name(opt.log_level),
-         opt.log_file != nullptr ? opt.log_file : "stderr", disabled_text(opt.disabled));
+         opt.log_file != nullptr ? opt.log_file : "stderr", disabled_text(opt.disabled).c_str());
   if (opt.group != nullptr) {
     // Read-only look at the ledger: `poolshim info` itself never joins the group.
     char path[160], why[320];

@@ -43,8 +43,8 @@ constexpr Option kTable[kOptionCount] = {
      "O_NOFOLLOW|O_NONBLOCK)",
      "an absolute path", "logging to stderr", store_log_file},
     {"POOLSHIM_DISABLE", "unset",
-     "comma list of surfaces to pass through untouched: executorch, pthreadpool, or all",
-     "a comma list of executorch, pthreadpool, all", "nothing disabled", store_disabled},
+     "comma list of surfaces to pass through untouched: executorch, pthreadpool, openmp, or all",
+     "a comma list of executorch, pthreadpool, openmp, all", "nothing disabled", store_disabled},
     {"POOLSHIM_GROUP", "unset: the budget is the process's own",
      "share the budget with the processes of this group (same user): a name of 1 to "
      POOLSHIM_MAX_GROUP_TEXT " of A-Z a-z 0-9 _ . -",

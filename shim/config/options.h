@@ -17,7 +17,12 @@ namespace poolshim::config {
 enum class LogLevel : int { off = 0, warn = 1, info = 2, debug = 3 };
 
 // Surfaces that POOLSHIM_DISABLE can pass through untouched.
-enum Surface : unsigned { kSurfaceExecutorch = 1u << 0, kSurfacePthreadpool = 1u << 1 };
+enum Surface : unsigned {
+  kSurfaceExecutorch = 1u << 0,
+  kSurfacePthreadpool = 1u << 1,
+  kSurfaceOpenmp = 1u << 2,  // GOMP_*/omp_*: forwarded to libgomp (today they always are)
+};
+constexpr unsigned kSurfaceAll = kSurfaceExecutorch | kSurfacePthreadpool | kSurfaceOpenmp;
 
 constexpr size_t kMaxThreads = 4096;   // POOLSHIM_NUM_THREADS: 1 .. kMaxThreads
 constexpr size_t kMaxGroupName = 64;   // POOLSHIM_GROUP: 1 .. kMaxGroupName characters

@@ -79,9 +79,10 @@ bool parse_disable(const char* text, unsigned* out) {
   while (true) {
     const char* end = strchr(p, ',');
     size_t len = end ? static_cast<size_t>(end - p) : strlen(p);
-    if (len == 3 && strncasecmp(p, "all", 3) == 0) mask |= kSurfaceExecutorch | kSurfacePthreadpool;
+    if (len == 3 && strncasecmp(p, "all", 3) == 0) mask |= kSurfaceAll;
     else if (len == 10 && strncasecmp(p, "executorch", 10) == 0) mask |= kSurfaceExecutorch;
     else if (len == 11 && strncasecmp(p, "pthreadpool", 11) == 0) mask |= kSurfacePthreadpool;
+    else if (len == 6 && strncasecmp(p, "openmp", 6) == 0) mask |= kSurfaceOpenmp;
     else return false;  // unknown or empty item
     if (!end) break;
     p = end + 1;

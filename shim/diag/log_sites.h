@@ -20,6 +20,9 @@ enum class LogSite : unsigned {
   group_no_slot_after_fork, // budget/group.cpp: a forked child finds no free slot
   workers_cannot_start,     // core/workers.cpp: no worker thread at all
   pool_started,             // core/workers.cpp: "pool started: N threads"
+  openmp_forwarding,        // abi/openmp/openmp_forward.cpp: where OpenMP calls go
+  openmp_serial,            // abi/openmp/openmp_forward.cpp: no libgomp, serial answers
+  openmp_missing,           // abi/openmp/openmp_forward.cpp: no libgomp, no serial meaning
   // --- once per (site, calling module) -----------------------------------------------------
   // A site that serves several ExecuTorch symbols (both namespaces' get_pthreadpool, the
   // members forwarded for a foreign object) says its line once per module, naming the first.

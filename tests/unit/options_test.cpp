@@ -47,7 +47,9 @@ TEST(Options, DisableList) {
   EXPECT_TRUE(parse_disable("pthreadpool,executorch", &m));
   EXPECT_EQ(m, unsigned{kSurfaceExecutorch | kSurfacePthreadpool});
   EXPECT_TRUE(parse_disable("all", &m));
-  EXPECT_EQ(m, unsigned{kSurfaceExecutorch | kSurfacePthreadpool});
+  EXPECT_EQ(m, unsigned{kSurfaceExecutorch | kSurfacePthreadpool | kSurfaceOpenmp});
+  EXPECT_TRUE(parse_disable("OpenMP,pthreadpool", &m));
+  EXPECT_EQ(m, unsigned{kSurfaceOpenmp | kSurfacePthreadpool});
   m = 5;
   EXPECT_FALSE(parse_disable("executorch,", &m));
   EXPECT_FALSE(parse_disable("xnnpack", &m));
@@ -114,7 +116,7 @@ TEST(Options, InvalidEnvironmentKeepsDefaults) {
             "invalid POOLSHIM_LOG='loud' (want off, warn, info or debug); using off\n"
             "invalid POOLSHIM_LOG_FILE='x.log' (want an absolute path); logging to stderr\n"
             "invalid POOLSHIM_DISABLE='everything' (want a comma list of executorch, pthreadpool, "
-            "all); nothing disabled\n"
+            "openmp, all); nothing disabled\n"
             "invalid POOLSHIM_GROUP='a/b' (want 1 to 64 of A-Z a-z 0-9 _ . -); not joining a group\n");
 }
 
@@ -134,7 +136,7 @@ TEST(Options, DiagWritesTheProblemsOnceBeforeItsFirstLine) {
   EXPECT_FALSE(enabled);
   EXPECT_EQ(err,
             "poolshim: warning: invalid POOLSHIM_DISABLE='' (want a comma list of executorch, "
-            "pthreadpool, all); nothing disabled\n"
+            "pthreadpool, openmp, all); nothing disabled\n"
             "poolshim: warning: a test line\n");
 }
 

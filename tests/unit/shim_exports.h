@@ -1,5 +1,6 @@
 // The dynamic symbols libpoolshim.so defines, as `nm -D --defined-only` lists them:
 // name -> nm type letter. Shared by the export tests (exports_test, pthreadpool_exports_test).
+// shim_versioned_exports() keeps the versions: name@@VERSION or name@VERSION -> type.
 #pragma once
 #include <stdio.h>
 
@@ -22,7 +23,27 @@ inline std::map<std::string, std::string> shim_dynamic_exports() {
   while (fgets(line, sizeof line, p)) {
     std::istringstream in(line);
     std::string addr, type, name;
-    if (in >> addr >> type >> name) names[name] = type;
+    // Type A: a version definition (POOLSHIM_1, OMP_1.0, ...), not a symbol of any surface.
+    if (!(in >> addr >> type >> name) || type == "A") continue;
+    // nm prints a versioned symbol as name@@VERSION (or name@VERSION for an older one): the
+    // export lists hold names; tests/unit/openmp_exports_test.cpp checks the versions.
+    names[name.substr(0, name.find('@'))] = type;
+  }
+  pclose(p);
+  return names;
+}
+
+// As nm prints them, version suffix included (version definitions, type A, left out).
+inline std::map<std::string, std::string> shim_versioned_exports() {
+  std::map<std::string, std::string> names;
+  std::string cmd = "nm -D --defined-only '" + shim_library_path() + "' 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return names;
+  char line[4096];
+  while (fgets(line, sizeof line, p)) {
+    std::istringstream in(line);
+    std::string addr, type, name;
+    if (in >> addr >> type >> name && type != "A") names[name] = type;
   }
   pclose(p);
   return names;

@@ -1,0 +1,103 @@
+// Where the OpenMP entry points go: to the real libgomp, always (the surface is off).
+//
+// Why forwarding: until GCC's libgomp testsuite passes under a native implementation on the
+// shim's workers (docs/openmp.md), a process under the preload must behave exactly as without
+// it. The shim still owns every GOMP_*/omp_* name, so the day the native runtime lands it needs
+// no new interposition, only other targets here.
+//
+// How the real function is found, once per row (openmp_entry.h: the trampolines cache it):
+//   1. dlvsym(RTLD_NEXT, name, version): the libgomp the program itself links (the next object
+//      in the global lookup order defining that name@version).
+//   2. dlvsym on the handle of "libgomp.so.1" opened with RTLD_LOCAL (base/private_library.h):
+//      the libgomp a dlopen()ed module brought into its own local scope (a Python extension such
+//      as libtorch_cpu), or, when none is loaded, Debian's, loaded privately.
+//   3. openmp_serial.cpp: the serial program's answer where OpenMP defines one.
+//   4. A stub that warns once and returns 0: never a crash, but no OpenMP either.
+// An address inside the shim is refused at each step (it would call itself forever).
+#include <dlfcn.h>
+
+#include "abi/openmp/openmp_entry.h"
+#include "base/private_library.h"
+#include "diag/log.h"
+
+namespace poolshim::abi::openmp {
+namespace {
+
+constexpr const char* kLibgomp = "libgomp.so.1";
+
+// The private handle of step 2. Written once (release) by the first row that needs it; a race
+// opens the library twice, which dlopen answers with the same handle (reference counted).
+std::atomic<void*> g_handle{nullptr};
+std::atomic<bool> g_open_failed{false};
+
+void* libgomp_handle() {
+  void* h = g_handle.load(std::memory_order_acquire);
+  if (h != nullptr || g_open_failed.load(std::memory_order_relaxed)) return h;
+  base::PrivateLibrary lib = base::open_private(kLibgomp, nullptr, 0, nullptr);
+  if (lib.handle == nullptr) {
+    g_open_failed.store(true, std::memory_order_relaxed);
+    return nullptr;
+  }
+  g_handle.store(lib.handle, std::memory_order_release);
+  return lib.handle;
+}
+
+void* not_ours(void* sym) { return base::is_ours(sym) ? nullptr : sym; }
+
+void* find_real(const Entry& e) {
+  if (void* sym = not_ours(dlvsym(RTLD_NEXT, e.name, e.version))) return sym;
+  if (void* h = libgomp_handle())
+    if (void* sym = not_ours(dlvsym(h, e.name, e.version))) return sym;
+  return nullptr;
+}
+
+extern "C" long psomp_missing() { return 0; }
+
+void say_where(const Entry& e, void* target) {
+  if (!diag::log_enabled(diag::LogLevel::info)) return;
+  Dl_info info;
+  const char* where = dladdr(target, &info) != 0 && info.dli_fname ? info.dli_fname : "?";
+  diag::log_once(diag::LogSite::openmp_forwarding, diag::LogLevel::info,
+                 "openmp: the surface is off; OpenMP calls go to %s (first: %s@%s)", where,
+                 e.name, e.version);
+}
+
+}  // namespace
+
+// One Entry per row, C names so that the trampolines' assembly can address them.
+#define POOLSHIM_OMP_ENTRY(name, tag, version, binding) \
+  extern "C" Entry psomp_e_##name##_##tag;              \
+  Entry psomp_e_##name##_##tag = {{nullptr}, #name, version};
+#include "abi/openmp/openmp_symbols.def"
+#undef POOLSHIM_OMP_ENTRY
+
+Entry* const kEntries[] = {
+#define POOLSHIM_OMP_ENTRY(name, tag, version, binding) &psomp_e_##name##_##tag,
+#include "abi/openmp/openmp_symbols.def"
+#undef POOLSHIM_OMP_ENTRY
+};
+const size_t kEntryCount = sizeof kEntries / sizeof kEntries[0];
+
+}  // namespace poolshim::abi::openmp
+
+extern "C" void* poolshim_openmp_resolve(poolshim::abi::openmp::Entry* entry) {
+  using namespace poolshim::abi::openmp;
+  using poolshim::diag::LogSite;
+  void* target = entry->target.load(std::memory_order_acquire);
+  if (target != nullptr) return target;
+  target = find_real(*entry);
+  if (target != nullptr) {
+    say_where(*entry, target);
+  } else if ((target = serial_fallback(entry->name)) != nullptr) {
+    poolshim::diag::log_once(LogSite::openmp_serial, poolshim::diag::LogLevel::info,
+                             "openmp: no libgomp in the process or as %s; OpenMP runs serially "
+                             "(first: %s)", kLibgomp, entry->name);
+  } else {
+    poolshim::diag::warn_once(LogSite::openmp_missing,
+                              "openmp: no libgomp for %s@%s and no serial meaning: it returns 0",
+                              entry->name, entry->version);
+    target = reinterpret_cast<void*>(&psomp_missing);
+  }
+  entry->target.store(target, std::memory_order_release);
+  return target;
+}

@@ -1,0 +1,33 @@
+# The OpenMP surface (shim/abi/openmp, docs/openmp.md) in real processes:
+#  - process.openmp.forward: an -fopenmp program's output without the shim, preloaded, and
+#    preloaded with POOLSHIM_DISABLE=openmp, at several OMP_NUM_THREADS (openmp_driver.py);
+#  - process.openmp.libgomp_subset: a fast subset of GCC's own libgomp testsuite, without and
+#    with the preload (scripts/libgomp_suite.py --subset; the full run is scripts/libgomp_suite.sh).
+#    Skipped where Debian's gcc-12-source is not installed (scripts/deps.sh openmp).
+
+poolshim_missing(_why PYTHON)
+if(_why OR NOT TARGET openmp_program)
+  if(NOT _why)
+    set(_why "no OpenMP compiler support for the fixture")
+  endif()
+  poolshim_skipped_test(process.openmp.skipped "${_why}")
+  return()
+endif()
+
+add_test(NAME process.openmp.forward
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_driver.py
+    --shim $<TARGET_FILE:poolshim> --program $<TARGET_FILE:openmp_program>)
+set_tests_properties(process.openmp.forward PROPERTIES TIMEOUT 300 LABELS "process;openmp")
+
+# The suite's runner preloads the shim alone: no sanitizer runtime, so not in sanitizer builds.
+file(GLOB _gcc_tarball /usr/src/gcc-12/gcc-12*.tar.xz)
+if(_gcc_tarball AND NOT POOLSHIM_SANITIZE)
+  add_test(NAME process.openmp.libgomp_subset
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/libgomp_suite.py
+      --shim $<TARGET_FILE:poolshim> --work ${PROJECT_BINARY_DIR}/libgomp-subset --subset 16
+      --timeout 60)
+  set_tests_properties(process.openmp.libgomp_subset PROPERTIES TIMEOUT 900 LABELS "process;openmp")
+else()
+  poolshim_skipped_test(process.openmp.libgomp_subset
+    "no GCC tarball under /usr/src/gcc-12 (scripts/deps.sh openmp), or a sanitizer build")
+endif()
