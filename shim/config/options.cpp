@@ -19,6 +19,7 @@ bool store_log_file(const char* text, Options* o) {
   o->log_file = text;  // the environment's own string: it lives as long as the process's environ
   return true;
 }
+bool store_openmp(const char* text, Options* o) { return parse_openmp(text, &o->openmp_native); }
 bool store_group(const char* text, Options* o) {
   if (!parse_group(text)) return false;
   o->group = text;
@@ -49,6 +50,10 @@ constexpr Option kTable[kOptionCount] = {
      "share the budget with the processes of this group (same user): a name of 1 to "
      POOLSHIM_MAX_GROUP_TEXT " of A-Z a-z 0-9 _ . -",
      "1 to " POOLSHIM_MAX_GROUP_TEXT " of A-Z a-z 0-9 _ . -", "not joining a group", store_group},
+    {"POOLSHIM_OPENMP", "forward",
+     "who runs GOMP_*/omp_* calls: forward (libgomp, as without the shim) or shim (the native "
+     "runtime on the shim's workers: experimental, docs/openmp.md)",
+     "forward or shim", "forwarding to libgomp", store_openmp},
 };
 
 constexpr bool same_number(const char* text, size_t n) {

@@ -26,7 +26,7 @@ constexpr unsigned kSurfaceAll = kSurfaceExecutorch | kSurfacePthreadpool | kSur
 
 constexpr size_t kMaxThreads = 4096;   // POOLSHIM_NUM_THREADS: 1 .. kMaxThreads
 constexpr size_t kMaxGroupName = 64;   // POOLSHIM_GROUP: 1 .. kMaxGroupName characters
-constexpr size_t kOptionCount = 5;     // rows in the table
+constexpr size_t kOptionCount = 6;     // rows in the table
 constexpr size_t kProblemCap = 320;    // one message line, NUL included
 
 // "invalid NAME='shown value' (want ...); fallback": one per bad variable, without the
@@ -41,6 +41,7 @@ struct Options {
   const char* log_file = nullptr;  // POOLSHIM_LOG_FILE; nullptr = stderr
   unsigned disabled = 0;        // POOLSHIM_DISABLE as a mask of Surface bits
   const char* group = nullptr;  // POOLSHIM_GROUP; nullptr = none
+  bool openmp_native = false;   // POOLSHIM_OPENMP=shim: the native OpenMP runtime (opt-in)
   bool secure = false;          // AT_SECURE: the environment was not read
   Problem problems[kOptionCount];
   size_t problem_count = 0;     // bad values met, in table order
@@ -81,6 +82,8 @@ bool parse_log_file(const char* text);
 // A group name: 1 to kMaxGroupName characters of [A-Za-z0-9_.-] (it becomes part of a file name
 // under /dev/shm, so no '/', no spaces, nothing to escape).
 bool parse_group(const char* text);
+// POOLSHIM_OPENMP: "forward" (false) or "shim" (true).
+bool parse_openmp(const char* text, bool* native);
 
 // A value as a message shows it: at most 48 bytes, non-printable bytes as \xHH, the length when
 // cut. Always NUL-terminated within cap; returns buf.

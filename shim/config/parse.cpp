@@ -72,6 +72,13 @@ bool parse_group(const char* text) {
   return n > 0;
 }
 
+bool parse_openmp(const char* text, bool* native) {
+  if (text == nullptr) return false;
+  if (strcmp(text, "forward") == 0) return *native = false, true;
+  if (strcmp(text, "shim") == 0) return *native = true, true;
+  return false;
+}
+
 bool parse_disable(const char* text, unsigned* out) {
   if (text == nullptr || *text == '\0') return false;  // set but empty: invalid, like the others
   unsigned mask = 0;

@@ -36,6 +36,7 @@ const ForkParticipant kParticipants[] = {
     {"abi/pthreadpool_passthrough.cpp", abi::ptp::passthrough::passthrough_atfork_prepare, abi::ptp::passthrough::passthrough_atfork_parent, abi::ptp::passthrough::passthrough_atfork_child},
     {"abi/pthreadpool_executor.cpp", nullptr, nullptr, nullptr},  // see above: handle table's child hook
     {"core/workers.cpp", nullptr, nullptr, nullptr},  // through core/pool.cpp's hooks (workers::atfork_*)
+    {"core/team.cpp", team::atfork_prepare, team::atfork_parent, team::atfork_child},
 };
 constexpr size_t kCount = sizeof kParticipants / sizeof kParticipants[0];
 

@@ -50,6 +50,11 @@ void grants_atfork_prepare();  // core/grants.cpp: the size requests
 void grants_atfork_parent();
 void grants_atfork_child();
 }  // namespace poolshim::core
+namespace poolshim::core::team {
+void atfork_prepare();  // core/team.cpp: nothing to take (lock-free); the child forgets the
+void atfork_parent();   // gangs and gang threads of the parent
+void atfork_child();
+}  // namespace poolshim::core::team
 namespace poolshim::reach {
 void registry_atfork_prepare();  // reach/registry.cpp: the module registry
 void registry_atfork_parent();

@@ -17,6 +17,7 @@
 #include "budget/budget.h"
 #include "core/futex.h"
 #include "core/pool_internal.h"
+#include "core/team.h"
 #include "core/tls.h"
 #include "diag/log.h"
 
@@ -54,6 +55,7 @@ void* worker_main(void*) {
   bool yield_next = false;  // the last call asked its workers to sleep right after it
   for (;;) {
     uint32_t seen = g_epoch.load(std::memory_order_acquire);
+    if (team::serve_one()) continue;  // an OpenMP team's open seat first (core/team.h)
     Help h = help_one_call();
     if (h == Help::helped || h == Help::helped_yield) {
       yield_next = h == Help::helped_yield;

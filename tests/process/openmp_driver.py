@@ -1,7 +1,8 @@
 """The OpenMP surface in a real process: tests/fixtures/openmp/openmp_program.c (built with
 -fopenmp against GCC's libgomp) prints lines that depend only on its team sizes. Under the
-preload, with the surface as it is by default (every GOMP_*/omp_* call forwarded to libgomp) and
-with POOLSHIM_DISABLE=openmp, each line must equal the run without the shim, at
+preload, with the surface as it is by default (every GOMP_*/omp_* call forwarded to libgomp),
+with POOLSHIM_DISABLE=openmp, and with the native runtime (POOLSHIM_OPENMP=shim: regions on the
+shim's workers), each line must equal the run without the shim, at
 OMP_NUM_THREADS=1, 2 and 3 and with it unset. The shim's log must say where the calls went, and
 threadpoolctl's move (omp_set_num_threads by a dlopen() handle on libgomp) must take effect.
 """
@@ -14,7 +15,9 @@ def body(a):
     modes = [("without the shim", {}),
              ("preloaded", {"LD_PRELOAD": a.shim}),
              ("preloaded, POOLSHIM_DISABLE=openmp", {"LD_PRELOAD": a.shim,
-                                                     "POOLSHIM_DISABLE": "openmp"})]
+                                                     "POOLSHIM_DISABLE": "openmp"}),
+             ("preloaded, POOLSHIM_OPENMP=shim", {"LD_PRELOAD": a.shim,
+                                                  "POOLSHIM_OPENMP": "shim"})]
     for threads in (None, "1", "2", "3"):
         extra = {"OMP_NUM_THREADS": threads} if threads else {}
         outputs = []
@@ -24,7 +27,10 @@ def body(a):
             pu.check(r.returncode == 0, f"OMP_NUM_THREADS={threads}, {name}: exit 0 "
                      f"(rc={r.returncode}, stderr={r.stderr[-300:]!r})")
             outputs.append(r.stdout)
-            if env:
+            if env.get("POOLSHIM_OPENMP") == "shim":
+                pu.check("regions run on the shim's workers" in r.log,
+                         f"OMP_NUM_THREADS={threads}, {name}: the log says native ({r.log!r})")
+            elif env:
                 pu.check("OpenMP calls go to" in r.log and "libgomp.so.1" in r.log,
                          f"OMP_NUM_THREADS={threads}, {name}: the log names libgomp ({r.log!r})")
         print(outputs[0].strip())

@@ -40,6 +40,17 @@ TEST(Options, LogLevels) {
   EXPECT_FALSE(parse_log_level("2", &l));
 }
 
+TEST(Options, OpenmpMode) {
+  bool native = true;
+  EXPECT_TRUE(parse_openmp("forward", &native));
+  EXPECT_FALSE(native);
+  EXPECT_TRUE(parse_openmp("shim", &native));
+  EXPECT_TRUE(native);
+  EXPECT_FALSE(parse_openmp("Shim ", &native));
+  EXPECT_FALSE(parse_openmp("", &native));
+  EXPECT_TRUE(native);  // left alone on bad text
+}
+
 TEST(Options, DisableList) {
   unsigned m = 99;
   EXPECT_TRUE(parse_disable("executorch", &m));

@@ -32,6 +32,11 @@ extern const size_t kEntryCount;
 // program's answer where OpenMP defines one, nullptr otherwise.
 void* serial_fallback(const char* name);
 
+// libgomp's own definition of name@version (openmp_forward.cpp's steps 1 and 2), nullptr when no
+// libgomp can be found. The native runtime reads and writes libgomp's nthreads-var through it,
+// so that code calling libgomp by handle (threadpoolctl) still takes effect.
+void* real_function(const char* name, const char* version);
+
 }  // namespace poolshim::abi::openmp
 
 // The trampolines' slow path calls this with the row (C linkage: called from assembly).

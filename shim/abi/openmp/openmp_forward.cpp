@@ -17,7 +17,9 @@
 #include <dlfcn.h>
 
 #include "abi/openmp/openmp_entry.h"
+#include "abi/openmp/native_state.h"
 #include "base/private_library.h"
+#include "config/options.h"
 #include "diag/log.h"
 
 namespace poolshim::abi::openmp {
@@ -64,6 +66,11 @@ void say_where(const Entry& e, void* target) {
 
 }  // namespace
 
+void* real_function(const char* name, const char* version) {
+  Entry e{{nullptr}, name, version};
+  return find_real(e);
+}
+
 // One Entry per row, C names so that the trampolines' assembly can address them.
 #define POOLSHIM_OMP_ENTRY(name, tag, version, binding) \
   extern "C" Entry psomp_e_##name##_##tag;              \
@@ -85,6 +92,15 @@ extern "C" void* poolshim_openmp_resolve(poolshim::abi::openmp::Entry* entry) {
   using poolshim::diag::LogSite;
   void* target = entry->target.load(std::memory_order_acquire);
   if (target != nullptr) return target;
+  const poolshim::config::Options& o = poolshim::config::options();
+  if (o.openmp_native && (o.disabled & poolshim::config::kSurfaceOpenmp) == 0 &&
+      (target = native::lookup(entry->name, entry->version)) != nullptr) {
+    poolshim::diag::log_once(LogSite::openmp_native, poolshim::diag::LogLevel::info,
+                             "openmp: POOLSHIM_OPENMP=shim: regions run on the shim's workers "
+                             "(first: %s)", entry->name);
+    entry->target.store(target, std::memory_order_release);
+    return target;
+  }
   target = find_real(*entry);
   if (target != nullptr) {
     say_where(*entry, target);

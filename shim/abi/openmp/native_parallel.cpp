@@ -1,0 +1,157 @@
+// Native parallel regions: GOMP_parallel, GOMP_parallel_start/_end and the team barrier's entry
+// points, on core/team.h's gangs.
+//
+// Team size, as libgomp resolves it (its parallel.c, gomp_resolve_num_threads): num_threads(1)
+// is 1; inside an active region with max-active-levels <= 1, or at max-active-levels, 1; else
+// the clause's value or nthreads-var; dyn-var bounds it by the budget; thread-limit-var caps it.
+// Beyond libgomp: a region started inside a pool task (pthreadpool, ExecuTorch, poolshim) gets a
+// team of 1, so pools never nest into a thread explosion.
+#include <new>
+
+#include "abi/openmp/native_state.h"
+#include "abi/openmp/openmp_entry.h"
+#include "budget/budget.h"
+#include "core/pool.h"
+#include "core/team.h"
+
+namespace poolshim::abi::openmp::native {
+namespace {
+
+// libgomp's omp_get_max_threads / omp_set_num_threads, looked up once (nullptr: no libgomp).
+std::atomic<int (*)()> g_real_max{nullptr};
+std::atomic<bool> g_real_looked{false};
+int (*real_max_threads())() {
+  if (!g_real_looked.load(std::memory_order_acquire)) {
+    g_real_max.store(reinterpret_cast<int (*)()>(real_function("omp_get_max_threads", "OMP_1.0")),
+                     std::memory_order_relaxed);
+    g_real_looked.store(true, std::memory_order_release);
+  }
+  return g_real_max.load(std::memory_order_relaxed);
+}
+
+unsigned resolve_team_size(unsigned specified) {
+  ThreadState& s = me();
+  // Outside any region, nthreads-var is libgomp's for this thread: omp_set_num_threads called on
+  // libgomp by handle (threadpoolctl) takes effect, and ours writes through to it (native_api).
+  if (s.team == nullptr)
+    if (int (*f)() = real_max_threads()) s.icv.nthreads = static_cast<unsigned>(f());
+  if (specified == 1) return 1;
+  unsigned active = s.team ? s.team->active_level : 0;
+  if (active >= 1 && s.icv.max_active_levels <= 1) return 1;
+  if (active >= s.icv.max_active_levels) return 1;
+  if (core::in_task()) return 1;
+  unsigned n = specified != 0 ? specified : s.icv.nthreads;
+  if (s.icv.dyn) {
+    size_t b = budget::current().threads;
+    if (b > 0 && b < n) n = static_cast<unsigned>(b);
+  }
+  if (n > s.icv.thread_limit) n = s.icv.thread_limit;
+  if (n > core::team::kMaxMembers) n = core::team::kMaxMembers;
+  return n == 0 ? 1 : n;
+}
+
+void init_team(Team* t, void (*fn)(void*), void* data, unsigned n) {
+  ThreadState& s = me();
+  t->n = n;
+  t->level = (s.team ? s.team->level : 0) + 1;
+  t->active_level = (s.team ? s.team->active_level : 0) + (n > 1 ? 1 : 0);
+  t->parent = s.team;
+  t->parent_num = s.num;
+  t->fn = fn;
+  t->data = data;
+  t->member_icv = s.icv;
+  // libgomp: a list in OMP_NUM_THREADS gives each level its own nthreads-var.
+  t->member_icv.nthreads = nthreads_for_level(t->level, s.icv.nthreads);
+}
+
+// Makes the calling thread member m of t; returns what it was, to restore.
+ThreadState enter(Team* t, unsigned m) {
+  ThreadState& s = me();
+  ThreadState saved = s;
+  s.team = t;
+  s.num = m;
+  s.ws_seq = 0;
+  s.single_seq = 0;
+  s.static_trip = 0;
+  s.ws = nullptr;
+  s.icv = t->member_icv;
+  s.icv_ready = true;
+  return saved;
+}
+
+void member_main(void* ctx, unsigned m) {
+  Team* t = static_cast<Team*>(ctx);
+  ThreadState saved = enter(t, m);
+  if (t->preset != nullptr) {  // run_region's construct: every member starts inside it
+    me().ws = t->preset;
+    me().ws_seq = 1;
+  }
+  t->fn(t->data);
+  me() = saved;
+}
+
+// GOMP_parallel_start's team and gang, until GOMP_parallel_end (heap: the caller returns).
+struct Pending {
+  Team team;
+  core::team::Gang gang;
+  ThreadState saved;
+};
+
+// Member threads of a _start region run the body; the caller runs it itself after _start.
+void pending_member(void* ctx, unsigned m) { member_main(&static_cast<Pending*>(ctx)->team, m); }
+
+}  // namespace
+
+unsigned team_size_for(unsigned specified) { return resolve_team_size(specified); }
+
+unsigned team_size_hint() {
+  int (*f)() = real_max_threads();
+  return f ? static_cast<unsigned>(f()) : icv().nthreads;
+}
+
+void run_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset) {
+  Team t;
+  init_team(&t, fn, data, n);
+  preset->seq = 0;
+  t.ws_head = preset;
+  t.preset = preset;
+  core::team::run(t.n, member_main, &t);
+  // Members that left the preset construct freed it; one that ended the region inside it
+  // (nowait and no end call is not valid OpenMP) would leave it here.
+  if (t.ws_head == preset && preset->left < t.n) delete preset;
+}
+
+}  // namespace poolshim::abi::openmp::native
+
+using namespace poolshim::abi::openmp::native;
+
+extern "C" {
+
+void psn_GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags) {
+  Team t;
+  init_team(&t, fn, data, resolve_team_size(num_threads));
+  poolshim::core::team::run(t.n, member_main, &t);
+}
+
+void psn_GOMP_parallel_start(void (*fn)(void*), void* data, unsigned num_threads) {
+  Pending* p = new Pending;
+  init_team(&p->team, fn, data, resolve_team_size(num_threads));
+  p->gang = poolshim::core::team::start(p->team.n, pending_member, p);
+  p->saved = enter(&p->team, 0);
+  me().pending_region = p;
+}
+
+void psn_GOMP_parallel_end() {
+  Pending* p = static_cast<Pending*>(me().pending_region);
+  poolshim::core::team::join(p->gang);
+  me() = p->saved;
+  delete p;
+}
+
+void psn_GOMP_barrier() { team_barrier(); }
+bool psn_GOMP_barrier_cancel() {
+  team_barrier();
+  return false;  // cancel-var is false: nothing is ever cancelled
+}
+
+}  // extern "C"

@@ -1,0 +1,198 @@
+// The native runtime's thread state, ICVs and team barrier (native_state.h).
+//
+// ICVs as libgomp reads them (its env.c, read for the rules, never copied): OMP_NUM_THREADS is
+// a list, one value per nesting level, its first value nthreads-var (default: the shim's
+// budget, where libgomp takes the CPUs of the affinity mask: the same number unless
+// POOLSHIM_NUM_THREADS says otherwise); OMP_DYNAMIC (default false); OMP_MAX_ACTIVE_LEVELS, else
+// OMP_NESTED, else "a list of more than one value" turns nesting on (UCHAR_MAX levels), else 1;
+// OMP_SCHEDULE ([monotonic:|nonmonotonic:]kind[,chunk]; default dynamic,1); OMP_THREAD_LIMIT.
+// The environment is read through config::raw_value (config/ is the one reader).
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "abi/openmp/native_state.h"
+#include "budget/budget.h"
+#include "config/options.h"
+#include "core/futex.h"
+#include "core/tls.h"
+#include "core/workers.h"
+
+namespace poolshim::abi::openmp::native {
+namespace {
+
+constexpr unsigned kSupportedLevels = UCHAR_MAX;
+constexpr unsigned kMaxListed = 16;
+
+Icv g_global;
+unsigned g_list[kMaxListed];
+unsigned g_list_len = 0;
+pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+POOLSHIM_FAST_TLS thread_local ThreadState t_state;
+
+bool parse_unsigned(const char*& p, unsigned long* out) {
+  while (*p == ' ' || *p == '\t') ++p;
+  if (*p < '0' || *p > '9') return false;
+  char* end;
+  *out = strtoul(p, &end, 10);
+  p = end;
+  while (*p == ' ' || *p == '\t') ++p;
+  return true;
+}
+
+bool parse_bool(const char* text, bool* out) {
+  if (text == nullptr) return false;
+  while (*text == ' ') ++text;
+  if (strncasecmp(text, "true", 4) == 0) return *out = true, true;
+  if (strncasecmp(text, "false", 5) == 0) return *out = false, true;
+  return false;
+}
+
+void read_num_threads() {
+  const char* p = config::raw_value("OMP_NUM_THREADS");
+  if (p == nullptr) return;
+  unsigned vals[kMaxListed];
+  unsigned n = 0;
+  for (;;) {
+    unsigned long v;
+    if (!parse_unsigned(p, &v) || v == 0 || v > UINT_MAX) return;  // invalid: ignored
+    if (n < kMaxListed) vals[n++] = static_cast<unsigned>(v);
+    if (*p == '\0') break;
+    if (*p++ != ',') return;
+  }
+  g_global.nthreads = vals[0];
+  if (n > 1) {
+    memcpy(g_list, vals, n * sizeof vals[0]);
+    g_list_len = n;
+  }
+}
+
+void read_schedule() {
+  const char* p = config::raw_value("OMP_SCHEDULE");
+  if (p == nullptr) return;
+  while (*p == ' ') ++p;
+  if (strncasecmp(p, "monotonic:", 10) == 0) p += 10;
+  else if (strncasecmp(p, "nonmonotonic:", 13) == 0) p += 13;
+  int kind;
+  if (strncasecmp(p, "static", 6) == 0) kind = kStatic, p += 6;
+  else if (strncasecmp(p, "dynamic", 7) == 0) kind = kDynamic, p += 7;
+  else if (strncasecmp(p, "guided", 6) == 0) kind = kGuided, p += 6;
+  else if (strncasecmp(p, "auto", 4) == 0) kind = kAuto, p += 4;
+  else return;
+  int chunk = kind == kStatic ? 0 : 1;
+  while (*p == ' ') ++p;
+  if (*p == ',') {
+    ++p;
+    unsigned long v;
+    if (!parse_unsigned(p, &v) || *p != '\0' || v > INT_MAX) return;
+    chunk = v == 0 ? 1 : static_cast<int>(v);  // libgomp: a chunk of 0 means 1
+  } else if (*p != '\0') {
+    return;
+  }
+  g_global.run_sched = kind;
+  g_global.run_chunk = chunk;
+}
+
+void load() {
+  size_t budget = budget::current().threads;
+  g_global.nthreads = budget > 0 ? static_cast<unsigned>(budget) : 1;
+  read_num_threads();
+  bool b;
+  if (parse_bool(config::raw_value("OMP_DYNAMIC"), &b)) g_global.dyn = b;
+  const char* mal = config::raw_value("OMP_MAX_ACTIVE_LEVELS");
+  unsigned long v;
+  if (mal != nullptr && parse_unsigned(mal, &v) && *mal == '\0') {
+    g_global.max_active_levels = v > kSupportedLevels ? kSupportedLevels : static_cast<unsigned>(v);
+  } else if (parse_bool(config::raw_value("OMP_NESTED"), &b)) {
+    g_global.max_active_levels = b ? kSupportedLevels : 1;
+  } else if (g_list_len > 1) {
+    g_global.max_active_levels = kSupportedLevels;
+  }
+  read_schedule();
+  const char* tl = config::raw_value("OMP_THREAD_LIMIT");
+  if (tl != nullptr && parse_unsigned(tl, &v) && *tl == '\0' && v > 0 && v <= UINT_MAX)
+    g_global.thread_limit = static_cast<unsigned>(v);
+}
+
+}  // namespace
+
+const Icv& global_icv() {
+  pthread_once(&g_once, load);
+  return g_global;
+}
+
+unsigned nthreads_for_level(unsigned level, unsigned fallback) {
+  global_icv();
+  return level < g_list_len ? g_list[level] : fallback;
+}
+
+ThreadState& me() {
+  ThreadState& s = t_state;
+  if (!s.icv_ready) {
+    s.icv = global_icv();
+    s.icv_ready = true;
+  }
+  return s;
+}
+
+Icv& icv() { return me().icv; }
+
+void Lock::lock() {
+  uint32_t c = 0;
+  if (state.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
+  for (int i = 0; i < 100; ++i) {
+    core::cpu_relax();
+    c = 0;
+    if (state.load(std::memory_order_relaxed) == 0 &&
+        state.compare_exchange_strong(c, 1, std::memory_order_acquire))
+      return;
+  }
+  c = state.exchange(2, std::memory_order_acquire);
+  while (c != 0) {
+    core::futex_wait(&state, 2);
+    c = state.exchange(2, std::memory_order_acquire);
+  }
+}
+
+void Lock::unlock() {
+  if (state.exchange(0, std::memory_order_release) == 2) core::futex_wake(&state, 1);
+}
+
+namespace {
+long now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+}  // namespace
+
+// Central barrier: the last to arrive resets the count, then bumps the generation. Waiters spin
+// as the pool's idle workers do (workers::kSpinNs), then sleep on the generation.
+void team_barrier() {
+  ThreadState& s = me();
+  Team* t = s.team;
+  if (t == nullptr || t->n <= 1) return;
+  uint32_t gen = t->bar_gen.load(std::memory_order_acquire);
+  if (t->bar_arrived.fetch_add(1, std::memory_order_acq_rel) == t->n - 1) {
+    t->bar_arrived.store(0, std::memory_order_relaxed);
+    t->bar_gen.fetch_add(1, std::memory_order_seq_cst);
+    if (t->bar_sleepers.load(std::memory_order_seq_cst) != 0) core::futex_wake(&t->bar_gen, INT_MAX);
+    return;
+  }
+  long deadline = now_ns() + core::workers::kSpinNs;
+  for (unsigned i = 1; t->bar_gen.load(std::memory_order_acquire) == gen; ++i) {
+    core::cpu_relax();
+    if ((i & 63) == 0 && now_ns() > deadline) {
+      t->bar_sleepers.fetch_add(1, std::memory_order_seq_cst);
+      while (t->bar_gen.load(std::memory_order_seq_cst) == gen) core::futex_wait(&t->bar_gen, gen);
+      t->bar_sleepers.fetch_sub(1, std::memory_order_relaxed);
+      break;
+    }
+  }
+}
+
+}  // namespace poolshim::abi::openmp::native

@@ -1,0 +1,121 @@
+// The native OpenMP runtime's state (POOLSHIM_OPENMP=shim; docs/openmp.md): a team per parallel
+// region, on its caller's stack, whose members run on core/team.h's gangs; each thread's place
+// in its innermost team; the ICVs (OpenMP's internal control variables) with libgomp's defaults
+// and its reading of the OMP_* environment, so that team sizes, and with them every result that
+// depends on them, are libgomp's.
+#pragma once
+#include <atomic>
+#include <cstdint>
+
+namespace poolshim::abi::openmp::native {
+
+// A small futex lock (0 free, 1 held, 2 held with waiters), for critical and atomic sections
+// and a team's worksharing list: user code runs inside the first two, so waiters sleep.
+struct Lock {
+  std::atomic<uint32_t> state{0};
+  void lock();
+  void unlock();
+};
+
+// Schedules as omp_sched_t numbers them.
+enum Sched : int { kStatic = 1, kDynamic = 2, kGuided = 3, kAuto = 4 };
+
+struct Icv {
+  unsigned nthreads = 1;           // nthreads-var
+  bool dyn = false;                // dyn-var (libgomp: false)
+  unsigned max_active_levels = 1;  // max-active-levels-var
+  int run_sched = kDynamic;        // run-sched-var (libgomp: dynamic, chunk 1)
+  int run_chunk = 1;
+  unsigned thread_limit = 0xffffffffu;  // thread-limit-var (UINT_MAX: none)
+};
+
+struct WorkShare;
+
+struct Team {
+  unsigned n = 1;             // members
+  unsigned level = 0;         // nesting level of this region (1 = outermost)
+  unsigned active_level = 0;  // regions with more than one member, this one included
+  Team* parent = nullptr;     // the team member 0 belonged to (ancestor queries)
+  unsigned parent_num = 0;    // member 0's thread number there
+  void (*fn)(void*) = nullptr;
+  void* data = nullptr;
+  Icv member_icv;             // each member's ICVs at the start (libgomp: the creator's copy)
+  // Barrier: arrivals in this generation; the generation (futex word). Written by members.
+  std::atomic<uint32_t> bar_arrived{0};
+  std::atomic<uint32_t> bar_gen{0};
+  std::atomic<uint32_t> bar_sleepers{0};
+  // Worksharing constructs in flight, by sequence number (under ws_lock).
+  Lock ws_lock;
+  WorkShare* ws_head = nullptr;
+  WorkShare* preset = nullptr;  // run_region's construct, which every member starts inside
+  // single: the highest construct number claimed (members compare their own count).
+  std::atomic<unsigned long> single_claimed{0};
+  // single copyprivate: the data the executing member broadcasts.
+  std::atomic<void*> copy_data{nullptr};
+};
+
+struct ThreadState {
+  Team* team = nullptr;    // innermost team; nullptr outside any region (a team of 1)
+  unsigned num = 0;        // thread number in it
+  unsigned long ws_seq = 0;      // worksharing constructs this member entered in this team
+  unsigned long single_seq = 0;  // single constructs it met
+  unsigned long static_trip = 0; // chunks of the current static loop it took
+  WorkShare* ws = nullptr;       // its current worksharing construct
+  void* pending_region = nullptr;  // GOMP_parallel_start's region, until GOMP_parallel_end
+  long ord_begin = -1;     // ordered loops: logical numbers of the current chunk [begin, end)
+  long ord_end = -1;
+  Icv icv;
+  bool icv_ready = false;
+};
+
+ThreadState& me();   // the calling thread's state (ICVs from the globals on first use)
+Icv& icv();          // me().icv
+const Icv& global_icv();
+// nthreads for a region at this nesting level (OMP_NUM_THREADS lists: one value per level).
+unsigned nthreads_for_level(unsigned level, unsigned fallback);
+
+// A barrier over the calling member's team (nothing for a team of 1).
+void team_barrier();
+
+// A worksharing construct (loops, sections, single copyprivate): one per construct per team,
+// found by the members' sequence numbers.
+struct WorkShare {
+  unsigned long seq = 0;
+  unsigned left = 0;  // members that left it (under the team's ws_lock)
+  WorkShare* next = nullptr;
+  int sched = kStatic;
+  long chunk = 0;     // in iterations
+  long start = 0, end = 0, incr = 1;  // end normalised: start + iterations * incr
+  std::atomic<long> next_iter{0};     // dynamic and guided: the first unclaimed iteration
+  std::atomic<long> ordered_turn{0};  // ordered: the logical number whose chunk may run now
+  bool ordered = false;
+  void* copyprivate = nullptr;
+};
+
+// Worksharing (native_loop.cpp): enter the calling member's next construct, creating it with
+// init(arg) when it is the first to arrive (*first = true then); leave it.
+WorkShare* ws_enter(void (*init)(WorkShare*, void*), void* arg, bool* first);
+void ws_leave();
+
+// A parallel region (native_parallel.cpp) whose members start inside a worksharing construct
+// already set up (GOMP_parallel_loop_*, GOMP_parallel_sections): preset becomes each member's
+// first construct. n: the team size from team_size_for().
+void run_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset);
+unsigned team_size_for(unsigned specified);
+// Outside any region: nthreads-var as libgomp holds it for this thread (or ours without libgomp).
+unsigned team_size_hint();
+
+// Loops (native_loop.cpp). sched: kStatic, kDynamic, kGuided, kAuto, or 0 for runtime (the
+// run-sched ICV). start() enters the construct and takes the first chunk.
+bool loop_start(int sched, long start, long end, long incr, long chunk, bool ordered,
+                long* istart, long* iend);
+bool loop_next(long* istart, long* iend);
+void loop_end(bool barrier);
+WorkShare* preset_loop(int sched, long start, long end, long incr, long chunk);
+void ordered_start();
+
+// The native entry point for a row of openmp_symbols.def, nullptr when the row has none (it
+// then forwards to libgomp even with POOLSHIM_OPENMP=shim: docs/openmp.md lists which).
+void* lookup(const char* name, const char* version);
+
+}  // namespace poolshim::abi::openmp::native

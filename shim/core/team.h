@@ -1,0 +1,46 @@
+// Gangs: n threads that run one body at the same time, for runtimes whose work needs all its
+// threads at once (an OpenMP team's barriers). The pool's run() promises no such thing: its
+// items may run one after another on one thread.
+//
+// A gang's members are, in order of preference: the caller (member 0); idle pool workers, which
+// look for an open seat before looking for a pool call (one check at the top of worker_main,
+// core/workers.cpp), so the threads that serve pthreadpool and ExecuTorch calls serve OpenMP
+// teams too, with the pool's one spin policy; and when no worker took a seat within a short
+// wait (all busy, or the budget is smaller than the team), gang threads of this file, started
+// as libgomp would start them and kept for later gangs: counted (extra_threads()) and logged
+// once. A gang therefore never waits for another caller's work, and never deadlocks on it.
+#pragma once
+#include <cstddef>
+
+namespace poolshim::core::team {
+
+using MemberFn = void (*)(void* ctx, unsigned member);
+
+// Runs fn(ctx, m) for m in [0, n) on n threads at once, the caller running m = 0; returns when
+// every member returned. n <= kMaxMembers; n <= 1 runs fn(ctx, 0) inline.
+void run(unsigned n, MemberFn fn, void* ctx);
+constexpr unsigned kMaxMembers = 4096;
+
+// The same in two steps, for a caller that runs member 0's part itself in between
+// (GOMP_parallel_start / GOMP_parallel_end): start() returns once members 1..n-1 are running;
+// join() waits for them.
+struct Gang {
+  void* slot = nullptr;  // nullptr: nothing to join (n <= 1)
+  unsigned n = 1;
+};
+Gang start(unsigned n, MemberFn fn, void* ctx);
+void join(const Gang& g);
+
+// For an idle pool worker (workers.cpp): runs one open seat of a waiting gang; true if it did.
+bool serve_one();
+
+// Gang threads started because no pool worker was free (beyond the budget), since start.
+size_t extra_threads();
+
+// fork(): the child has none of the parent's gangs or gang threads (core/fork.cpp's table).
+// No lock to take: prepare and parent do nothing.
+void atfork_prepare();
+void atfork_parent();
+void atfork_child();
+
+}  // namespace poolshim::core::team
