@@ -12,6 +12,8 @@
 #   5. pthreadpool shapes: a C client linked to Debian's libpthreadpool, every parallelize shape
 #      of Debian's header, raw against LD_PRELOAD=libpoolshim.so on 2 threads (per call of 2 and
 #      64 tasks, per item), and the 2-task call's floors (spin-only dispatch, libgomp);
+#   6. OpenMP (bench/openmp_bench.sh, bench/results/openmp.md): EPCC overheads on libgomp, libomp
+#      and the shim, and the PyTorch XNNPACK+aten loop;
 # and writes bench/results/latest.md (tables, machine, targets met / MISSED) and latest.png.
 #
 # usage: scripts/bench.sh [--runs N] [--calls N] [--items N] [--spin-ns N] [--timeout S]
@@ -296,6 +298,10 @@ fi
 # 5. four processes with and without POOLSHIM_GROUP (its own script; writes $OUT_DIR/group.md)
 "$ROOT/bench/group_bench.sh" --no-build --build-dir "$BUILD_DIR" --out "$OUT_DIR" --runs "$RUNS" \
   >/dev/null 2>>"$DATA/stderr.log" || log "group bench failed (see $DATA/stderr.log)"
+# 6. OpenMP: EPCC-style overheads on libgomp, libomp and the shim, and the PyTorch mixed loop
+# (its own script; writes $OUT_DIR/openmp.md; docs/openmp.md)
+"$ROOT/bench/openmp_bench.sh" "$SHIM" "$OUT_DIR" 3 >/dev/null 2>>"$DATA/stderr.log" ||
+  log "OpenMP bench failed (see $DATA/stderr.log)"
 
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 ELAPSED=$(( $(date +%s) - START_S ))

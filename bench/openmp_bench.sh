@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# OpenMP on the one pool (issue 18; docs/openmp.md): side by side in one run,
+#   1. EPCC-style overheads (bench/openmp_overheads_bench.c, microseconds per construct) of an
+#      empty parallel, for, barrier, single, critical and reduction at 2 threads, on GCC's
+#      libgomp, LLVM's libomp (Debian libomp5-14, preloaded as users do: it implements the GOMP
+#      ABI), the shim forwarding to libgomp (default) and the shim's native runtime
+#      (POOLSHIM_OPENMP=shim);
+#   2. the PyTorch mixed loop (bench/openmp_torch_loop.py, Debian python3-torch): XNNPACK op +
+#      aten op per iteration, without the shim, with OMP_WAIT_POLICY=passive, preloaded, native,
+#      and each op alone under the preload (the sum of its parts), with the results' digests.
+# Rounds interleave the variants. Writes OUT/openmp.md.
+# usage: bench/openmp_bench.sh SHIM OUT_DIR [ROUNDS]
+set -euo pipefail
+shim=$1 out=$2 rounds=${3:-3}
+here="$(cd "$(dirname "$0")" && pwd)"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+libomp=/usr/lib/x86_64-linux-gnu/libomp.so.5
+gcc -fopenmp -O2 "$here/openmp_overheads_bench.c" -o "$work/epcc"
+clean() { env -u LD_PRELOAD -u OMP_NUM_THREADS -u OMP_WAIT_POLICY -u POOLSHIM_OPENMP OMP_NUM_THREADS=2 "$@"; }
+declare -A variant=(
+  [libgomp]=""
+  [libomp]="LD_PRELOAD=$libomp"
+  [shim-forward]="LD_PRELOAD=$shim"
+  [shim-native]="LD_PRELOAD=$shim POOLSHIM_OPENMP=shim")
+order=(libgomp libomp shim-forward shim-native)
+for r in $(seq 1 "$rounds"); do
+  for v in "${order[@]}"; do
+    [ "$v" = libomp ] && [ ! -e "$libomp" ] && continue
+    clean env ${variant[$v]} "$work/epcc" 2000 | sed "s/^/$v /" >> "$work/epcc.txt"
+  done
+done
+{
+  echo "# OpenMP bench"
+  echo
+  echo "$(date -u +%Y-%m-%d) on $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds, median of rounds."
+  echo
+  echo "## EPCC-style overheads, microseconds per construct, 2 threads"
+  echo
+  echo "| construct | libgomp | libomp (preloaded) | shim, forwarding | shim, native |"
+  echo "|---|---|---|---|---|"
+  for c in parallel for barrier single critical reduction; do
+    row="| $c |"
+    for v in "${order[@]}"; do
+      m=$(awk -v v="$v" -v c="$c" '$1==v && $2==c {print $3}' "$work/epcc.txt" | sort -g |
+          awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}')
+      row="$row $m |"
+    done
+    echo "$row"
+  done
+} > "$out/openmp.md"
+if /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  loop() { clean env "$@" /usr/bin/python3 "$here/openmp_torch_loop.py" 2 1000; }
+  for r in $(seq 1 "$rounds"); do
+    { echo "no-shim $(loop)"; echo "passive $(loop OMP_WAIT_POLICY=passive)"
+      echo "shim-forward $(loop LD_PRELOAD="$shim")"; echo "shim-native $(loop LD_PRELOAD="$shim" POOLSHIM_OPENMP=shim)"
+      echo "xnnpack-alone $(clean env LD_PRELOAD="$shim" /usr/bin/python3 "$here/openmp_torch_loop.py" 2 1000 xnnpack)"
+      echo "aten-alone $(clean env LD_PRELOAD="$shim" /usr/bin/python3 "$here/openmp_torch_loop.py" 2 1000 aten)"
+    } >> "$work/torch.txt"
+  done
+  {
+    echo
+    echo "## PyTorch mixed loop (1000 iterations, set_num_threads(2)), seconds"
+    echo
+    echo "| variant | median | min | max | digest |"
+    echo "|---|---|---|---|---|"
+    for v in no-shim passive shim-forward shim-native xnnpack-alone aten-alone; do
+      awk -v v="$v" '$1==v {sub("s","",$3); print $3, $4}' "$work/torch.txt" | sort -g |
+        awk -v v="$v" '{a[NR]=$1; d=$2} END {printf "| %s | %s | %s | %s | %s |\n", v, a[int((NR+1)/2)], a[1], a[NR], d}'
+    done
+  } >> "$out/openmp.md"
+fi
+cat "$out/openmp.md"
