@@ -20,7 +20,7 @@ enum class LogLevel : int { off = 0, warn = 1, info = 2, debug = 3 };
 enum Surface : unsigned {
   kSurfaceExecutorch = 1u << 0,
   kSurfacePthreadpool = 1u << 1,
-  kSurfaceOpenmp = 1u << 2,  // GOMP_*/omp_*: forwarded to libgomp (today they always are)
+  kSurfaceOpenmp = 1u << 2,  // GOMP_*/omp_*: forwarded to libgomp, whatever POOLSHIM_OPENMP says
 };
 constexpr unsigned kSurfaceAll = kSurfaceExecutorch | kSurfacePthreadpool | kSurfaceOpenmp;
 

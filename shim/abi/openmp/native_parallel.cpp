@@ -6,7 +6,6 @@
 // the clause's value or nthreads-var; dyn-var bounds it by the budget; thread-limit-var caps it.
 // Beyond libgomp: a region started inside a pool task (pthreadpool, ExecuTorch, poolshim) gets a
 // team of 1, so pools never nest into a thread explosion.
-#include <new>
 
 #include "abi/openmp/native_state.h"
 #include "abi/openmp/openmp_entry.h"

@@ -1,9 +1,11 @@
-// Where the OpenMP entry points go: to the real libgomp, always (the surface is off).
+// Where the OpenMP entry points go: to the real libgomp by default; with POOLSHIM_OPENMP=shim
+// (and no POOLSHIM_DISABLE=openmp) to the native runtime for the rows it implements
+// (native_table.cpp), to libgomp for the others.
 //
-// Why forwarding: until GCC's libgomp testsuite passes under a native implementation on the
-// shim's workers (docs/openmp.md), a process under the preload must behave exactly as without
-// it. The shim still owns every GOMP_*/omp_* name, so the day the native runtime lands it needs
-// no new interposition, only other targets here.
+// Why forwarding by default: until GCC's libgomp testsuite passes under the native runtime
+// (docs/openmp.md), a process under the preload must behave exactly as without it. The shim
+// still owns every GOMP_*/omp_* name, so moving a row to the native runtime needs no new
+// interposition, only another target here.
 //
 // How the real function is found, once per row (openmp_entry.h: the trampolines cache it):
 //   1. dlvsym(RTLD_NEXT, name, version): the libgomp the program itself links (the next object
@@ -60,7 +62,7 @@ void say_where(const Entry& e, void* target) {
   Dl_info info;
   const char* where = dladdr(target, &info) != 0 && info.dli_fname ? info.dli_fname : "?";
   diag::log_once(diag::LogSite::openmp_forwarding, diag::LogLevel::info,
-                 "openmp: the surface is off; OpenMP calls go to %s (first: %s@%s)", where,
+                 "openmp: OpenMP calls go to %s (first: %s@%s)", where,
                  e.name, e.version);
 }
 
