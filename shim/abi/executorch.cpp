@@ -87,12 +87,12 @@ struct GuardScope {
   GuardScope& operator=(const GuardScope&) = delete;
 };
 
-void index_run(void* ctx, size_t /*thread_index*/, size_t begin, size_t end) {
+void index_run(void* ctx, size_t /*thread_index*/, size_t begin, core::Run& run) {
   auto* t = static_cast<IndexTask*>(ctx);
   GuardScope guard;
   const auto call = t->call;
   const void* const fn = t->fn;
-  for (size_t i = begin; i != end; ++i) call(fn, i);
+  for (size_t i = begin; run.take(i); ++i) call(fn, i);
 }
 
 // An exception escaping a task: the core catches it where it is thrown, skips the items nobody
@@ -243,10 +243,10 @@ bool et_parallel_for(int64_t begin, int64_t end, int64_t grain, FunctionRefRange
   // One run of chunks on one thread, the guard as in run(). get_thread_num() is the chunk's id, as
   // ExecuTorch's own parallel_for sets it: kernels may keep one partial result per id. There are
   // at most as many chunks as the width read above, so every id is below it.
-  auto chunk_run = [](void* p, size_t, size_t first, size_t last) {
+  auto chunk_run = [](void* p, size_t, size_t first, core::Run& run) {
     auto* c = static_cast<const Chunks*>(p);
     GuardScope guard;
-    for (size_t id = first; id != last; ++id) {
+    for (size_t id = first; run.take(id); ++id) {
       poolshim_et_thread_num = static_cast<int64_t>(id);
       int64_t lo = c->begin + static_cast<int64_t>(id) * c->chunk;
       if (lo >= c->end) return;

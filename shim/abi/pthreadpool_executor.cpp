@@ -96,7 +96,8 @@ void participate(Job* job, size_t thread_index) {
   size_t done = 0;
   try {
     for (size_t i; (i = job->next_item.fetch_add(1, std::memory_order_relaxed)) < job->range;) {
-      job->fn(job->ctx, thread_index, i, i + 1);
+      core::Run one(i, i + 1);  // one item at a time: nothing to steal
+      job->fn(job->ctx, thread_index, i, one);
       ++done;
     }
   } catch (::abi::__forced_unwind&) {
@@ -150,7 +151,8 @@ void run_on_executor(Handle* h, size_t range, core::RangeFn fn, void* ctx, uint3
   if (job == nullptr) {
     lock.unlock();
     DepthScope depth;
-    fn(ctx, 0, 0, range);
+    core::Run run(0, range);
+    fn(ctx, 0, 0, run);
     return;
   }
   job->fn = fn;

@@ -9,11 +9,15 @@
 //    untiled dimension costs one increment and one compare per item.
 //  - Dynamic variants (*_dynamic*): the header promises calls whose start is a multiple of the
 //    tile and whose count is a multiple of the tile unless it reaches the end of the range, with
-//    counts "chosen to minimize the number of calls while keeping the load balanced". The flat
-//    tile space is cut into width * kChunksPerThread equal chunks (one when the call is serial);
-//    a run of consecutive chunks is one contiguous span of tiles, split at row boundaries as
+//    counts "chosen to minimize the number of calls while keeping the load balanced". Each tile
+//    is an item; a run of consecutive tiles is one contiguous span, split at row boundaries as
 //    upstream does: within one row, a run of tiles of the last dimension is one call; when the
 //    last dimension is a single tile, a run of rows of the second-last dimension is one call.
+//    The pool's runs are long first and shorter as the lanes empty (core/job.h), so calls are
+//    few; a serial call is one call per row.
+//  - Progress: every walk asks the run for each item (or, for a dynamic call, for all the tiles
+//    of the call) just before it starts them, so the items it has not started stay available to
+//    other threads while one of its items blocks (core/run.h).
 //
 // Overflow: ranges may be anywhere up to SIZE_MAX. A start is idx * tile < range, so it never
 // overflows; the end of a tile or of a span of tiles is never computed as start + count or as
@@ -27,8 +31,6 @@
 #include "abi/pthreadpool_run.h"
 
 namespace poolshim::abi::ptp::grid {
-
-constexpr size_t kChunksPerThread = 4;
 
 template <size_t D>
 struct Shape {
@@ -171,10 +173,19 @@ inline void walk_n(const Shape<D>& s, const Body& body, size_t thread_index, siz
   }
 }
 
+// The items of a run from tile `begin`, while the run grants them (core::Run::take: another
+// thread may take the ones not started yet): seek once, then one step of the walk per item.
 template <size_t D, unsigned kTiled, typename Body>
 inline void walk(const Shape<D>& s, const Body& body, size_t thread_index, size_t begin,
-                 size_t end) {
-  walk_n<D, kTiled>(s, body, thread_index, begin, end - begin);
+                 core::Run& run) {
+  if (!run.take(begin)) return;
+  Cursor<D, kTiled> cur;
+  cur.seek(s, begin);
+  for (size_t item = begin;;) {
+    body(thread_index, cur.start, cur.count);
+    if (!run.take(++item)) return;  // granted: item is a tile of the grid, so this was not the last
+    cur.next(s);
+  }
 }
 
 void warn_too_large(const char* what);
@@ -204,35 +215,28 @@ void run_tiles(pthreadpool_t pool, const char* what, const size_t (&range)[D],
     const Shape<D>* s;
     const Body* body;
   } ctx{&s, &body};
-  auto range_fn = [](void* p, size_t thread_index, size_t begin, size_t end) {
+  auto range_fn = [](void* p, size_t thread_index, size_t begin, core::Run& run) {
     auto* c = static_cast<Ctx*>(p);
-    walk<D, kTiled>(*c->s, *c->body, thread_index, begin, end);
+    walk<D, kTiled>(*c->s, *c->body, thread_index, begin, run);
   };
   run_ranges(resolve(pool, what), s.total, range_fn, &ctx, flags);
 }
 
-// Dynamic variants: the flat tile space cut into `chunks` equal chunks; chunk c starts at tile
-// pos(c) (c <= chunks; c * base <= total, so no overflow).
-struct Chunking {
-  size_t base, extra;  // chunk c covers base tiles, plus one for the first `extra` chunks
-  Chunking(size_t total, size_t chunks) : base(total / chunks), extra(total % chunks) {}
-  size_t pos(size_t c) const { return c * base + (c < extra ? c : extra); }
-};
-
-// One run [cb, ce) of chunks of a dynamic variant: the span of tiles [pos(cb), pos(ce)), split
-// at row boundaries. The last K dimensions are dynamic; the first D-K are untiled. Decodes the
-// span's first tile once, then walks.
+// One run of a dynamic variant from tile `begin`: the span of tiles the run grants, split at row
+// boundaries. The last K dimensions are dynamic; the first D-K are untiled. Decodes the span's
+// first tile once, then walks. Each surface call takes its tiles from the run at once
+// (core::Run::take_upto): the tiles of a call are started together, and no tile is promised to a
+// call before it starts, so another thread can take every tile no call has started.
 template <size_t D, size_t K, typename Body>
-void dynamic_run(const Shape<D>& s, const Chunking& ch, const Body& body, size_t thread_index,
-                 size_t cb, size_t ce) {
+void dynamic_run(const Shape<D>& s, const Body& body, size_t thread_index, size_t begin,
+                 core::Run& run) {
   static_assert(K == 1 || K == 2, "one or two dynamic dimensions");
   static_assert(D >= K, "dimensions");
-  size_t pos = ch.pos(cb);
-  const size_t end = ch.pos(ce);
-  if (pos == end) return;
+  size_t pos = begin;
   constexpr size_t a = D - K;                              // first dynamic dimension
   const size_t cols = s.tiles[D - 1];                      // tiles of the last dimension
   const size_t plane = K == 2 ? cols * s.tiles[a] : cols;  // tiles per outer index
+  const bool rows = K == 2 && cols > 1;                    // calls are split at row boundaries
 
   size_t start[D], count[D];
   size_t outer = pos / plane;
@@ -248,37 +252,37 @@ void dynamic_run(const Shape<D>& s, const Chunking& ch, const Body& body, size_t
     row = off / cols;
     col = off - row * cols;
   }
+  // One surface call per iteration: the rest of the plane when it is one call (one dynamic
+  // dimension, or one tile per row), else the rest of the row; fewer tiles when the run ends.
   while (true) {
-    const size_t n = plane - off < end - pos ? plane - off : end - pos;  // tiles in this plane
+    const size_t want = rows ? cols - col : plane - off;
+    const size_t got = run.take_upto(pos, pos + want);
+    if (got <= pos) return;
+    const size_t m = got - pos;
     if constexpr (K == 1) {
       start[D - 1] = off * s.tile[D - 1];
-      count[D - 1] = span_count(start[D - 1], n, s.tile[D - 1], s.range[D - 1]);
-      body(thread_index, start, count);
-    } else if (cols == 1) {
+      count[D - 1] = span_count(start[D - 1], m, s.tile[D - 1], s.range[D - 1]);
+    } else if (!rows) {
       // One tile per row: a run of rows is one call over the whole last dimension.
       start[a] = row * s.tile[a];
-      count[a] = span_count(start[a], n, s.tile[a], s.range[a]);
+      count[a] = span_count(start[a], m, s.tile[a], s.range[a]);
       start[D - 1] = 0;
       count[D - 1] = s.range[D - 1];
-      body(thread_index, start, count);
     } else {
-      for (size_t left = n; left != 0;) {
-        const size_t m = cols - col < left ? cols - col : left;
-        start[a] = row * s.tile[a];
-        count[a] = span_count(start[a], 1, s.tile[a], s.range[a]);
-        start[D - 1] = col * s.tile[D - 1];
-        count[D - 1] = span_count(start[D - 1], m, s.tile[D - 1], s.range[D - 1]);
-        body(thread_index, start, count);
-        left -= m;
-        col += m;
-        if (col == cols) {
-          col = 0;
-          ++row;
-        }
-      }
+      start[a] = row * s.tile[a];
+      count[a] = span_count(start[a], 1, s.tile[a], s.range[a]);
+      start[D - 1] = col * s.tile[D - 1];
+      count[D - 1] = span_count(start[D - 1], m, s.tile[D - 1], s.range[D - 1]);
     }
-    pos += n;
-    if (pos == end) break;
+    body(thread_index, start, count);
+    pos = got;
+    if (m < want || pos == s.total) return;  // the run (or the grid) ends here
+    off += m;
+    if (rows) {
+      col = 0;  // the call took the rest of the row
+      ++row;
+    }
+    if (off < plane) continue;
     // The next plane: the outer index moves on (untiled: increment with carry).
     off = 0;
     row = 0;
@@ -290,28 +294,24 @@ void dynamic_run(const Shape<D>& s, const Chunking& ch, const Body& body, size_t
   }
 }
 
-// body(thread_index, start, count) per call, counts possibly spanning several tiles.
+// body(thread_index, start, count) per call, counts possibly spanning several tiles. The pool
+// hands out runs of tiles (long ones first, shorter as the lanes empty), so a call is as long as
+// a run and a row allow: few calls, and the load stays balanced.
 template <size_t D, size_t K, typename Body>
 void run_dynamic(pthreadpool_t pool, const char* what, const size_t (&range)[D],
                  const size_t (&tile)[D], uint32_t flags, const Body& body) {
   Shape<D> s;
   if (!make_shape<D, ((1u << K) - 1) << (D - K)>(s, range, tile)) return warn_too_large(what);
   if (s.total == 0) return;
-  Target t = resolve(pool, what);
-  size_t w = width(t);
-  size_t chunks = w <= 1 ? 1 : w * kChunksPerThread;
-  if (chunks > s.total) chunks = s.total;
-
   struct Ctx {
     const Shape<D>* s;
     const Body* body;
-    Chunking ch;
-  } ctx{&s, &body, Chunking(s.total, chunks)};
-  auto range_fn = [](void* p, size_t thread_index, size_t cb, size_t ce) {
+  } ctx{&s, &body};
+  auto range_fn = [](void* p, size_t thread_index, size_t begin, core::Run& run) {
     auto* x = static_cast<Ctx*>(p);
-    dynamic_run<D, K>(*x->s, x->ch, *x->body, thread_index, cb, ce);
+    dynamic_run<D, K>(*x->s, *x->body, thread_index, begin, run);
   };
-  run_ranges(t, chunks, range_fn, &ctx, flags);
+  run_ranges(resolve(pool, what), s.total, range_fn, &ctx, flags);
 }
 
 }  // namespace poolshim::abi::ptp::grid

@@ -31,24 +31,24 @@ struct Plain {
   uint32_t uarch;
 };
 
-void run_1d(void* p, size_t, size_t begin, size_t end) {
+void run_1d(void* p, size_t, size_t begin, poolshim::core::Run& run) {
   auto* c = static_cast<Plain<pthreadpool_task_1d_t>*>(p);
   const auto fn = c->fn;
   void* const context = c->context;
-  for (size_t i = begin; i != end; ++i) fn(context, i);
+  for (size_t i = begin; run.take(i); ++i) fn(context, i);
 }
-void run_1d_with_thread(void* p, size_t thread_index, size_t begin, size_t end) {
+void run_1d_with_thread(void* p, size_t thread_index, size_t begin, poolshim::core::Run& run) {
   auto* c = static_cast<Plain<pthreadpool_task_1d_with_thread_t>*>(p);
   const auto fn = c->fn;
   void* const context = c->context;
-  for (size_t i = begin; i != end; ++i) fn(context, thread_index, i);
+  for (size_t i = begin; run.take(i); ++i) fn(context, thread_index, i);
 }
-void run_1d_with_uarch(void* p, size_t, size_t begin, size_t end) {
+void run_1d_with_uarch(void* p, size_t, size_t begin, poolshim::core::Run& run) {
   auto* c = static_cast<Plain<pthreadpool_task_1d_with_id_t>*>(p);
   const auto fn = c->fn;
   void* const context = c->context;
   const uint32_t uarch = c->uarch;
-  for (size_t i = begin; i != end; ++i) fn(context, uarch, i);
+  for (size_t i = begin; run.take(i); ++i) fn(context, uarch, i);
 }
 
 }  // namespace

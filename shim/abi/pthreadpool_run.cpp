@@ -72,7 +72,8 @@ void run_ranges_dispatch(const Target& t, size_t range, core::RangeFn fn, void* 
     run_on_executor(t.handle, range, fn, ctx, flags);
     return;
   }
-  fn(ctx, 0, 0, range);  // serial: one run, walked incrementally by the surface
+  core::Run run(0, range);
+  fn(ctx, 0, 0, run);  // serial: one run, walked incrementally by the surface
 }
 
 void grid::warn_too_large(const char* what) {

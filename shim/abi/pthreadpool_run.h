@@ -14,8 +14,8 @@ namespace poolshim::abi::ptp {
 // Threads a call on this target may use now (>= 1). Bounds every thread_index of the call.
 size_t width(const Target& t);
 
-// fn(ctx, thread_index, begin, end) over runs of consecutive items that cover [0, range) exactly
-// once; returns when all are done. thread_index < width(t). The serial path (NULL pool, width 1,
+// fn(ctx, thread_index, begin, run) over runs of consecutive items that cover [0, range) exactly
+// once (core/pool.h's RangeFn: the run grants each item); returns when all are done. thread_index < width(t). The serial path (NULL pool, width 1,
 // nested call) is one run [0, range) on the calling thread. flags: PTHREADPOOL_FLAG_*
 // (DISABLE_DENORMALS is honoured on every path, including the serial one, as upstream does).
 // An exception escaping fn: see docs/pthreadpool-coverage.md, "Exceptions and unwinding".
@@ -25,7 +25,8 @@ inline void run_ranges(const Target& t, size_t range, core::RangeFn fn, void* ct
                        uint32_t flags) {
   // The serial path without a floating-point mode to set: one run, no call in between.
   if (t.kind == Kind::serial && (flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS) == 0) {
-    if (range != 0) fn(ctx, 0, 0, range);
+    core::Run run(0, range);
+    if (range != 0) fn(ctx, 0, 0, run);
     return;
   }
   run_ranges_dispatch(t, range, fn, ctx, flags);

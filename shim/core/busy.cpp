@@ -62,7 +62,10 @@ void worker_leave() {
 }
 
 bool has_room() {
-  if (mode() == kGroup) return budget::group::busy(budget::group::self()) < limit();
+  // busy < limit, read through over_budget(): when the group is full it first reclaims the
+  // shares of dead members (rate-limited), so a worker that sleeps on "no room" is not kept
+  // asleep by a member that was killed.
+  if (mode() == kGroup) return !budget::group::over_budget(budget::group::self(), limit() - 1);
   return g_local.load(std::memory_order_relaxed) < limit();
 }
 

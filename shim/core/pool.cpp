@@ -16,6 +16,8 @@
 
 #include <cxxabi.h>
 
+#include <time.h>
+
 #include <atomic>
 #include <limits>
 #include <memory>
@@ -127,10 +129,27 @@ struct TaskScope {  // marks the thread as inside a task, also across an unwindi
   ~TaskScope() { --t_task_depth; }
 };
 
-// Runs one claimed run. An exception propagates to participate()'s caller: a worker records it
-// on the job (record_failure), the caller cancels the job and rethrows it after detaching.
-inline void execute(Job& job, size_t lane, size_t begin, size_t got) {
-  job.fn(job.ctx, lane, job.offset + begin, job.offset + begin + got);
+// A participant that finds nothing to claim watches the runs in progress for this long without
+// progress before it takes their unstarted items: long enough that a run of short items finishes
+// untouched (a steal costs a process-wide barrier, microseconds), short enough that a blocked or
+// long item never keeps the items behind it waiting for long.
+constexpr long kStallNs = 50 * 1000;
+
+long now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+// Runs [begin, end) (indices with the job's offset) as participant me's run: the surface takes
+// item by item, and whatever it has not started yet another participant may steal. An exception
+// leaves the run open: the call is cancelled (nobody steals or claims any more), or, for a
+// forced unwind on a worker, the other participants take the items it will never start.
+inline void execute(Job& job, size_t me, size_t begin, size_t end) {
+  Run& run = job.lane[me].run;
+  run.open(begin, end, job.fence);
+  job.fn(job.ctx, me, begin, run);
+  run.close();
 }
 
 void record_failure(Job& job) {
@@ -140,35 +159,112 @@ void record_failure(Job& job) {
     job.error = std::current_exception();
 }
 
-// A participant's share: its own lane from the front, then the others' from the back. A worker
-// (leave_when_over_budget) stops between runs when more threads are busy than the budget allows.
-void participate(Job& job, size_t me, bool leave_when_over_budget) {
+enum class Share { done, left };  // left: a worker gave its lane back to the budget
+
+inline bool cancelled(const Job& job) { return job.cancelled.load(std::memory_order_relaxed); }
+
+// Nothing is left to claim: stays while some run holds items nobody has started, and takes them
+// from a run that has made no progress for kStallNs (its current item blocks or runs long).
+// Returns when every item of the call has been started by someone (or the call is cancelled).
+Share watch(Job& job, size_t me, bool worker) {
+  size_t tracked = job.lanes, tracked_started = 0;  // the run being watched, and its progress
+  long since = 0;
+  for (unsigned spin = 0; !cancelled(job); ++spin) {
+    uint32_t seq = job.steals.load(std::memory_order_acquire);
+    size_t victim = job.lanes;
+    bool pending = (seq & 1) != 0;
+    for (size_t k = 1; k < job.lanes; ++k) {
+      size_t j = (me + k) % job.lanes;
+      const Run& r = job.lane[j].run;
+      if (r.busy()) pending = true;
+      else if (r.end() > r.started() && victim == job.lanes) victim = j;
+    }
+    if (victim == job.lanes) {
+      if (!pending && job.steals.load(std::memory_order_acquire) == seq) return Share::done;
+    } else if (victim != tracked || job.lane[victim].run.started() != tracked_started) {
+      tracked = victim;  // a new run to watch, or it moved on: start the clock again
+      tracked_started = job.lane[victim].run.started();
+      since = now_ns();
+    } else if (now_ns() - since > kStallNs) {
+      size_t b, e;
+      job.steals.fetch_add(1, std::memory_order_acq_rel);  // odd: items between runs
+      bool got = job.lane[victim].run.steal(job.fence, &b, &e);
+      if (got) job.lane[me].run.open(b, e, job.fence);
+      job.steals.fetch_add(1, std::memory_order_acq_rel);
+      tracked = job.lanes;
+      if (got) {
+        job.fn(job.ctx, me, b, job.lane[me].run);
+        job.lane[me].run.close();
+      }
+      continue;
+    }
+    if (worker && busy::over_budget()) return Share::left;
+    for (int i = 0; i < 32; ++i) cpu_relax();  // a watcher reads other lanes' lines: not too often
+  }
+  return Share::done;
+}
+
+// A participant's share: its own lane from the front, then the others' from the back, then the
+// runs still in progress (watch). A worker stops between runs when more threads are busy than
+// the budget allows.
+Share participate(Job& job, size_t me, bool worker) {
   TaskScope scope;
   size_t begin, got;
   Lane& own = job.lane[me];
-  while (!job.cancelled.load(std::memory_order_relaxed) && (got = claim_front(own, &begin)) != 0) {
-    execute(job, me, begin, got);
-    if (leave_when_over_budget && busy::over_budget()) return;
+  while (!cancelled(job) && (got = claim_front(own, &begin)) != 0) {
+    execute(job, me, job.offset + begin, job.offset + begin + got);
+    if (worker && busy::over_budget()) return Share::left;
   }
   for (size_t k = 1; k < job.lanes; ++k) {
     Lane& victim = job.lane[(me + k) % job.lanes];
-    while (!job.cancelled.load(std::memory_order_relaxed) &&
-           (got = claim_back(victim, &begin)) != 0) {
-      execute(job, me, begin, got);
-      if (leave_when_over_budget && busy::over_budget()) return;
+    while (!cancelled(job) && (got = claim_back(victim, &begin)) != 0) {
+      execute(job, me, job.offset + begin, job.offset + begin + got);
+      if (worker && busy::over_budget()) return Share::left;
     }
   }
+  return watch(job, me, worker);
+}
+
+// A worker that leaves a call for the budget gives its lane back, so a worker can take the call
+// up again when the budget has room (lanes below 64; wider calls only shrink).
+void give_back_lane(Job& job, size_t lane) {
+  if (lane < 64) job.free_lanes.fetch_or(uint64_t{1} << lane, std::memory_order_release);
+}
+
+// A lane for a joining worker: the next never-taken one, or one a worker gave back.
+size_t take_lane(Job& job) {
+  if (job.next_lane.load(std::memory_order_relaxed) < job.lanes) {
+    size_t lane = job.next_lane.fetch_add(1, std::memory_order_relaxed);
+    if (lane < job.lanes) return lane;
+  }
+  uint64_t f = job.free_lanes.load(std::memory_order_acquire);
+  while (f != 0) {
+    size_t lane = static_cast<size_t>(__builtin_ctzll(f));
+    if (job.free_lanes.compare_exchange_weak(f, f & ~(uint64_t{1} << lane),
+                                             std::memory_order_acq_rel))
+      return lane;
+  }
+  return job.lanes;
+}
+
+inline bool has_free_lane(const Job& job) {
+  return job.next_lane.load(std::memory_order_relaxed) < job.lanes ||
+         job.free_lanes.load(std::memory_order_relaxed) != 0;
 }
 
 void worker_share(Job& job, size_t lane) {
   try {
     Denormals d(job.flags);
-    participate(job, lane, true);
+    if (participate(job, lane, true) == Share::left) give_back_lane(job, lane);
   } catch (abi::__forced_unwind&) {
     // pthread_exit() or cancellation inside a task on a worker: it must not be swallowed (glibc
-    // aborts if it is). Cancel the call and let the unwind end this worker; the scopes in
-    // help_one_call() give back its slot reference and busy count on the way out.
-    job.cancelled.store(true, std::memory_order_relaxed);
+    // aborts if it is). The call goes on: the items this worker had claimed but not started stay
+    // in its run, where the other participants take them (watch). The unwind ends this worker;
+    // the scopes in help_one_call() give back its slot reference and busy count on the way out,
+    // and workers.cpp forgets the thread. Its lane is not given back: its run keeps the items.
+    diag::log_once(diag::LogSite::task_ended_worker, diag::LogLevel::warn,
+                   "a task ended its pool thread (pthread_exit or cancellation); the call's "
+                   "other items run on the remaining threads");
     throw;
   } catch (...) {
     record_failure(job);
@@ -180,8 +276,11 @@ void detach(size_t s) {
   Slot& slot = g_slots[s];
   g_open.fetch_and(~(uint64_t{1} << s), std::memory_order_seq_cst);
   slot.job.store(nullptr, std::memory_order_seq_cst);
-  for (int spin = 0; slot.refs.load(std::memory_order_seq_cst) != 0; ++spin) {
-    if (spin < 4096) {
+  // Spin by time, as the workers do (a pause is 10 ns on one CPU and 150 ns on the next).
+  long deadline = 0;
+  for (unsigned spin = 0; slot.refs.load(std::memory_order_seq_cst) != 0; ++spin) {
+    if ((spin & 63) != 0 || deadline == 0 || now_ns() < deadline) {
+      if (deadline == 0) deadline = now_ns() + workers::kSpinNs;
       cpu_relax();
       continue;
     }
@@ -226,7 +325,8 @@ size_t call_width(size_t max_threads) {
 
 void run_serial(size_t range, RangeFn fn, void* ctx, size_t offset) {
   TaskScope scope;
-  fn(ctx, 0, offset, offset + range);
+  Run run(offset, offset + range);  // nobody else can see it: take() is a compare
+  fn(ctx, 0, offset, run);
 }
 
 struct CallerScope {  // busy accounting of a top-level caller, also across an unwinding task
@@ -237,6 +337,9 @@ struct CallerScope {  // busy accounting of a top-level caller, also across an u
   ~CallerScope() {
     t_in_call = false;
     busy::caller_leave();
+    // A worker the budget turned away sleeps (Help::over_budget); with this caller's share back,
+    // it may rejoin a call that is still open (one that lost a worker to this call, say).
+    if (g_open.load(std::memory_order_relaxed) != 0) workers::wake(1);
   }
 };
 
@@ -266,6 +369,7 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
     job.lane = heap_lanes.get();
   }
   split(job, range);
+  job.fence = !heavy_barrier_ready();
 
   g_slots[s].job.store(&job, std::memory_order_seq_cst);
   g_open.fetch_or(uint64_t{1} << s, std::memory_order_seq_cst);
@@ -308,17 +412,19 @@ Help help_one_call() {
     open &= open - 1;
     SlotRef ref(g_slots[s], s);
     Job* job = ref.slot.job.load(std::memory_order_seq_cst);
-    if (job == nullptr || job->next_lane.load(std::memory_order_relaxed) >= job->lanes ||
-        job->cancelled.load(std::memory_order_relaxed))
+    if (job == nullptr || !has_free_lane(*job) || job->cancelled.load(std::memory_order_relaxed))
       continue;
     if (!busy::worker_try_enter()) return Help::over_budget;  // the budget's threads are all busy
     BusyWorker counted;
-    size_t lane = job->next_lane.fetch_add(1, std::memory_order_relaxed);
+    size_t lane = take_lane(*job);
     if (lane >= job->lanes) continue;
     worker_share(*job, lane);
     return (job->flags & kFlagYieldWorkers) != 0 ? Help::helped_yield : Help::helped;
   }
-  return Help::nothing;
+  // No call it could join. When the budget's threads are all busy it could not join the next
+  // one either: sleep at once (a caller that leaves wakes one) instead of spinning on a CPU
+  // the busy threads need.
+  return busy::has_room() ? Help::nothing : Help::over_budget;
 }
 
 void run_ranges(size_t range, RangeFn fn, void* ctx, size_t max_threads, uint32_t flags) {
@@ -351,9 +457,9 @@ void run(size_t range, TaskFn fn, void* ctx, size_t max_threads, uint32_t flags)
   } p{fn, ctx};
   run_ranges(
       range,
-      [](void* c, size_t t, size_t begin, size_t end) {
+      [](void* c, size_t t, size_t begin, Run& r) {
         auto* x = static_cast<PerItem*>(c);
-        for (size_t i = begin; i < end; ++i) x->fn(x->ctx, t, i);
+        for (size_t i = begin; r.take(i); ++i) x->fn(x->ctx, t, i);
       },
       &p, max_threads, flags);
 }

@@ -8,6 +8,8 @@
 //  - A call from inside a pool task (any surface) runs inline on the calling thread.
 //  - Within one call no two concurrent invocations share a thread_index, and every thread_index
 //    is below the call's width (see width()).
+//  - Progress: while any item blocks, every item that no thread has started can be run by another
+//    participant of the call (pthreadpool's contract; run.h says how).
 //  - An exception escaping a task is caught on the thread that threw it; the call skips the items
 //    nobody has claimed yet, waits for the claimed ones, and rethrows the first exception on the
 //    calling thread. The pool stays usable.
@@ -15,15 +17,19 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/run.h"
+
 namespace poolshim::core {
 
 // A task item: fn(ctx, thread_index, item).
 using TaskFn = void (*)(void* ctx, size_t thread_index, size_t item);
 
-// A run of consecutive items: fn(ctx, thread_index, begin, end) must run items [begin, end) in
-// order on the calling thread. The pool hands out runs so that a surface can walk N-d indices
-// incrementally (no division per item) and touch thread-local state once per run.
-using RangeFn = void (*)(void* ctx, size_t thread_index, size_t begin, size_t end);
+// A run of consecutive items from `begin`: fn(ctx, thread_index, begin, run) runs items begin,
+// begin+1, ... in order on the calling thread, asking run.take(i) (or run.take_upto) before it
+// starts item i, and returns when take() says no. The pool hands out runs so that a surface can
+// walk N-d indices incrementally (no division per item) and touch thread-local state once per
+// run; take() is what lets another thread run the items this one has not started (run.h).
+using RangeFn = void (*)(void* ctx, size_t thread_index, size_t begin, Run& run);
 
 // Pool-level flags (same bit values as PTHREADPOOL_FLAG_*).
 constexpr uint32_t kFlagDisableDenormals = 0x1;  // workers run this call's items with FTZ/DAZ

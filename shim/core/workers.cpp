@@ -27,7 +27,8 @@ namespace {
 std::atomic<uint32_t> g_epoch{0};
 // Workers between "about to sleep" and "awake". Written by workers, read by wake().
 std::atomic<uint32_t> g_sleepers{0};
-// Workers started. Written under g_spawn_mutex (release), read lock-free (acquire).
+// Workers alive. Incremented under g_spawn_mutex (release), decremented by a worker that a task
+// ended (worker_main), read lock-free (acquire).
 std::atomic<size_t> g_count{0};
 // Serializes spawning; try-locked, so a caller never waits for another caller's spawn.
 pthread_mutex_t g_spawn_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -51,6 +52,11 @@ bool spin_for_epoch_change(uint32_t seen) {
 }
 
 void* worker_main(void*) {
+  // A task that ends its thread (pthread_exit, cancellation) unwinds through here: the pool
+  // forgets the thread, so the next call starts another instead of counting a dead one.
+  struct Forget {
+    ~Forget() { g_count.fetch_sub(1, std::memory_order_acq_rel); }
+  } forget;
   bool yield_next = false;  // the last call asked its workers to sleep right after it
   for (;;) {
     uint32_t seen = g_epoch.load(std::memory_order_acquire);
@@ -96,7 +102,8 @@ size_t ensure(size_t n) {
     err = pthread_create(&t, &attr, worker_main, nullptr);
     if (err != 0) break;
     pthread_setname_np(t, "poolshim");
-    g_count.store(++have, std::memory_order_release);
+    ++have;
+    g_count.fetch_add(1, std::memory_order_release);  // a dying worker may subtract meanwhile
   }
   pthread_attr_destroy(&attr);
   if (have > 0)

@@ -20,6 +20,7 @@ enum class LogSite : unsigned {
   group_no_slot_after_fork, // budget/group.cpp: a forked child finds no free slot
   workers_cannot_start,     // core/workers.cpp: no worker thread at all
   pool_started,             // core/workers.cpp: "pool started: N threads"
+  task_ended_worker,        // core/pool.cpp: a task ended its worker (pthread_exit, cancel)
   // --- once per (site, calling module) -----------------------------------------------------
   // A site that serves several ExecuTorch symbols (both namespaces' get_pthreadpool, the
   // members forwarded for a foreign object) says its line once per module, naming the first.

@@ -27,7 +27,11 @@ using Call = std::vector<size_t>;
 struct Recorder {
   std::mutex mutex;
   std::vector<Call> calls;
+  // Runs first in every call of the task, on the task's thread, outside the lock (a test may
+  // block in it).
+  std::function<void(const Call&)> on_call;
   void add(Call c) {
+    if (on_call) on_call(c);
     std::lock_guard<std::mutex> lock(mutex);
     calls.push_back(std::move(c));
   }
