@@ -174,17 +174,41 @@ inline void walk_n(const Shape<D>& s, const Body& body, size_t thread_index, siz
 }
 
 // The items of a run from tile `begin`, while the run grants them (core::Run::take: another
-// thread may take the ones not started yet): seek once, then one step of the walk per item.
+// thread may take the ones not started yet): seek once, then a tight loop along the last
+// dimension, carrying into the outer ones once per row, as walk_n does. A granted item is a
+// tile of the grid, so the walk never steps past the last one.
 template <size_t D, unsigned kTiled, typename Body>
 inline void walk(const Shape<D>& s, const Body& body, size_t thread_index, size_t begin,
                  core::Run& run) {
+  using C = Cursor<D, kTiled>;
+  constexpr size_t L = D - 1;  // the last (fastest) dimension
   if (!run.take(begin)) return;
-  Cursor<D, kTiled> cur;
+  C cur;
   cur.seek(s, begin);
   for (size_t item = begin;;) {
-    body(thread_index, cur.start, cur.count);
-    if (!run.take(++item)) return;  // granted: item is a tile of the grid, so this was not the last
-    cur.next(s);
+    if (C::tiled(L)) {
+      const size_t tile = s.tile[L], range = s.range[L];
+      for (;;) {
+        body(thread_index, cur.start, cur.count);
+        if (!run.take(++item)) return;
+        size_t rem = range - cur.start[L];
+        if (rem <= tile) break;  // that was the row's last tile
+        cur.start[L] += tile;
+        rem -= tile;
+        cur.count[L] = rem < tile ? rem : tile;
+      }
+      cur.start[L] = 0;
+      cur.count[L] = range < tile ? range : tile;
+    } else {
+      const size_t range = s.range[L];
+      for (;;) {
+        body(thread_index, cur.start, cur.count);
+        if (!run.take(++item)) return;
+        if (++cur.start[L] == range) break;
+      }
+      cur.start[L] = 0;
+    }
+    cur.carry(s, L);
   }
 }
 

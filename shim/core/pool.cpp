@@ -163,35 +163,76 @@ enum class Share { done, left };  // left: a worker gave its lane back to the bu
 
 inline bool cancelled(const Job& job) { return job.cancelled.load(std::memory_order_relaxed); }
 
-// Nothing is left to claim: stays while some run holds items nobody has started, and takes them
+// Claims from a lane on behalf of participant me, announced in me's run (run.h, claiming()).
+template <size_t (*Claim)(Lane&, size_t*)>
+inline size_t claim_for(Job& job, size_t me, Lane& from, size_t* begin) {
+  Run& run = job.lane[me].run;
+  run.claiming();
+  size_t got = Claim(from, begin);
+  if (got == 0) run.unclaimed();  // else open() clears it
+  return got;
+}
+
+// What a watcher sees in one scan of the other lanes.
+constexpr size_t kNone = ~size_t{0};
+
+struct Scan {
+  size_t unclaimed = kNone;  // a lane with items nobody has claimed
+  size_t unstarted = kNone;  // a run with items its owner has not started
+  bool pending = false;       // a claim or a steal is moving items: look again
+};
+
+Scan scan(const Job& job, size_t me) {
+  Scan r;
+  // Lengths first, then the runs: a claim that drained a lane after our read of its length was
+  // announced before it (claiming()), so the runs' read below sees the claimer's flag or run.
+  for (size_t k = 1; k < job.lanes && r.unclaimed == kNone; ++k) {
+    size_t j = (me + k) % job.lanes;
+    if (job.lane[j].length.load(std::memory_order_acquire) > 0) r.unclaimed = j;
+  }
+  for (size_t k = 1; k < job.lanes; ++k) {
+    size_t j = (me + k) % job.lanes;
+    const Run& run = job.lane[j].run;
+    if (run.in_claim() || run.busy()) r.pending = true;
+    else if (r.unstarted == kNone && run.end() > run.started()) r.unstarted = j;
+  }
+  return r;
+}
+
+// Nothing was left to claim: stays while some run holds items nobody has started, and takes them
 // from a run that has made no progress for kStallNs (its current item blocks or runs long).
 // Returns when every item of the call has been started by someone (or the call is cancelled).
+// A watcher reads the other runs' lines, which their owners write per item: it backs off, from a
+// few pauses (a call whose last items end now returns at once) to about a microsecond.
 Share watch(Job& job, size_t me, bool worker) {
-  size_t tracked = job.lanes, tracked_started = 0;  // the run being watched, and its progress
+  size_t tracked = kNone, tracked_started = 0;  // the run being watched, and its progress
   long since = 0;
-  for (unsigned spin = 0; !cancelled(job); ++spin) {
+  unsigned pause = 4;
+  while (!cancelled(job)) {
     uint32_t seq = job.steals.load(std::memory_order_acquire);
-    size_t victim = job.lanes;
-    bool pending = (seq & 1) != 0;
-    for (size_t k = 1; k < job.lanes; ++k) {
-      size_t j = (me + k) % job.lanes;
-      const Run& r = job.lane[j].run;
-      if (r.busy()) pending = true;
-      else if (r.end() > r.started() && victim == job.lanes) victim = j;
+    Scan sc = scan(job, me);
+    if (sc.unclaimed != kNone) {  // a lane another participant left (the budget, an unwind)
+      size_t begin, got;
+      while (!cancelled(job) &&
+             (got = claim_for<claim_back>(job, me, job.lane[sc.unclaimed], &begin)) != 0)
+        execute(job, me, job.offset + begin, job.offset + begin + got);
+      continue;
     }
-    if (victim == job.lanes) {
-      if (!pending && job.steals.load(std::memory_order_acquire) == seq) return Share::done;
-    } else if (victim != tracked || job.lane[victim].run.started() != tracked_started) {
-      tracked = victim;  // a new run to watch, or it moved on: start the clock again
-      tracked_started = job.lane[victim].run.started();
+    if (sc.unstarted == kNone) {
+      if (!sc.pending && (seq & 1) == 0 && job.steals.load(std::memory_order_acquire) == seq)
+        return Share::done;
+    } else if (sc.unstarted != tracked ||
+               job.lane[sc.unstarted].run.started() != tracked_started) {
+      tracked = sc.unstarted;  // a new run to watch, or it moved on: start the clock again
+      tracked_started = job.lane[tracked].run.started();
       since = now_ns();
     } else if (now_ns() - since > kStallNs) {
       size_t b, e;
       job.steals.fetch_add(1, std::memory_order_acq_rel);  // odd: items between runs
-      bool got = job.lane[victim].run.steal(job.fence, &b, &e);
+      bool got = job.lane[tracked].run.steal(job.fence, &b, &e);
       if (got) job.lane[me].run.open(b, e, job.fence);
       job.steals.fetch_add(1, std::memory_order_acq_rel);
-      tracked = job.lanes;
+      tracked = kNone;
       if (got) {
         job.fn(job.ctx, me, b, job.lane[me].run);
         job.lane[me].run.close();
@@ -199,7 +240,8 @@ Share watch(Job& job, size_t me, bool worker) {
       continue;
     }
     if (worker && busy::over_budget()) return Share::left;
-    for (int i = 0; i < 32; ++i) cpu_relax();  // a watcher reads other lanes' lines: not too often
+    for (unsigned i = 0; i < pause; ++i) cpu_relax();
+    if (pause < 256) pause *= 2;
   }
   return Share::done;
 }
@@ -211,13 +253,13 @@ Share participate(Job& job, size_t me, bool worker) {
   TaskScope scope;
   size_t begin, got;
   Lane& own = job.lane[me];
-  while (!cancelled(job) && (got = claim_front(own, &begin)) != 0) {
+  while (!cancelled(job) && (got = claim_for<claim_front>(job, me, own, &begin)) != 0) {
     execute(job, me, job.offset + begin, job.offset + begin + got);
     if (worker && busy::over_budget()) return Share::left;
   }
   for (size_t k = 1; k < job.lanes; ++k) {
     Lane& victim = job.lane[(me + k) % job.lanes];
-    while (!cancelled(job) && (got = claim_back(victim, &begin)) != 0) {
+    while (!cancelled(job) && (got = claim_for<claim_back>(job, me, victim, &begin)) != 0) {
       execute(job, me, job.offset + begin, job.offset + begin + got);
       if (worker && busy::over_budget()) return Share::left;
     }

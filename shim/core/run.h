@@ -41,25 +41,32 @@ class Run {
   Run(const Run&) = delete;
   Run& operator=(const Run&) = delete;
 
+  // Owner: about to claim items (a claim RMW on some lane follows). Until open() or
+  // unclaimed(), a watcher knows that items may be on their way into this run: a claimed item is
+  // then neither unclaimed nor in a run. The claim's RMW (release) orders this store before it.
+  void claiming() { claiming_.store(1, std::memory_order_relaxed); }
+  void unclaimed() { claiming_.store(0, std::memory_order_release); }
+
   // Owner: starts a new run (the previous one is closed). fence: owners must fence each take().
   void open(size_t begin, size_t end, bool fence) {
     fence_ = fence;
     committed_ = begin;
     next_.store(begin, std::memory_order_relaxed);
     end_.store(end, std::memory_order_release);  // a thief that sees this end sees this next
+    claiming_.store(0, std::memory_order_release);
   }
 
   // Owner: may item i be started now? Items are taken in increasing order, one after the other.
   // True: i is this owner's, run it. False: the run is over (i belongs to nobody here).
   bool take(size_t i) {
-    committed_ = i + 1;
     next_.store(i + 1, std::memory_order_relaxed);
     order();
     if (__builtin_expect(i < end_.load(std::memory_order_relaxed), 1)) return true;
     return settle(i) > i;
   }
 
-  // Owner: start every item of [i, want) at once (one call of a surface covers them). Returns
+  // Owner: start every item of [i, want) at once (one call of a surface covers them); a surface
+  // uses either take() or take_upto() on a run, never both. Returns
   // the end of what was granted: items [i, result) are the owner's; result <= i means the run is
   // over. Used by the dynamic variants, whose calls span several items.
   size_t take_upto(size_t i, size_t want) {
@@ -85,6 +92,7 @@ class Run {
   size_t started() const { return next_.load(std::memory_order_relaxed); }
   size_t end() const { return end_.load(std::memory_order_acquire); }
   bool busy() const { return thief_.load(std::memory_order_acquire) != 0; }
+  bool in_claim() const { return claiming_.load(std::memory_order_acquire) != 0; }
 
   // Takes every item of this run that its owner has not started; *begin/*end get them (the
   // thief then opens them as a run of its own). False: nothing taken. fence: the call's owners
@@ -103,7 +111,8 @@ class Run {
   std::atomic<size_t> next_{0};    // owner: items below are started (relaxed stores)
   std::atomic<size_t> end_{0};     // owner at open(); thieves lower it; 0 = closed or pending
   std::atomic<unsigned> thief_{0}; // 1 while a thief decides (exchange); owner waits on it
-  size_t committed_ = 0;           // owner only: the last value stored in next_
+  std::atomic<unsigned> claiming_{0};  // owner: 1 from claiming() to open() / unclaimed()
+  size_t committed_ = 0;           // owner only: the last value take_upto() stored in next_
   bool fence_ = false;             // owner only
 };
 
