@@ -18,23 +18,23 @@ namespace {
 //    no lock of the shim is held while a task runs (pool.h) and tasks may call any surface;
 //  - the registry, the caller cache, the passthrough table: leaves (their holders take nothing).
 // Not taken in prepare, on purpose:
-//  - each pthreadpool handle's exec_mutex (abi/pthreadpool_executor.cpp): it is held for the
+//  - each pthreadpool handle's exec_mutex (abi/pthreadpool/executor.cpp): it is held for the
 //    whole of a call on a client executor, across client code that may itself fork; the handle
 //    table's child hook re-initialises every one of them (their call cannot continue in the
 //    child: its executor's threads are gone);
-//  - an executor call's job mutex (abi/pthreadpool_executor.cpp): per call, on the heap, only
+//  - an executor call's job mutex (abi/pthreadpool/executor.cpp): per call, on the heap, only
 //    used by that call's participants, none of which exists in the child;
 //  - pthread_once controls (options, log sink, engine, passthrough, ExecuTorch negotiation):
 //    glibc restarts a once routine that a fork interrupted.
 const ForkParticipant kParticipants[] = {
-    {"abi/executorch_forward.cpp", abi::forward_atfork_prepare, abi::forward_atfork_parent, abi::forward_atfork_child},
-    {"abi/pthreadpool_handle.cpp", abi::ptp::handles_atfork_prepare, abi::ptp::handles_atfork_parent, abi::ptp::handles_atfork_child},
+    {"abi/executorch/forward.cpp", abi::forward_atfork_prepare, abi::forward_atfork_parent, abi::forward_atfork_child},
+    {"abi/pthreadpool/handle.cpp", abi::ptp::handles_atfork_prepare, abi::ptp::handles_atfork_parent, abi::ptp::handles_atfork_child},
     {"core/grants.cpp", grants_atfork_prepare, grants_atfork_parent, grants_atfork_child},
     {"core/pool.cpp", pool_atfork_prepare, pool_atfork_parent, pool_atfork_child},
     {"reach/registry.cpp", reach::registry_atfork_prepare, reach::registry_atfork_parent, reach::registry_atfork_child},
     {"diag/caller.cpp", diag::caller_atfork_prepare, diag::caller_atfork_parent, diag::caller_atfork_child},
-    {"abi/pthreadpool_passthrough.cpp", abi::ptp::passthrough::passthrough_atfork_prepare, abi::ptp::passthrough::passthrough_atfork_parent, abi::ptp::passthrough::passthrough_atfork_child},
-    {"abi/pthreadpool_executor.cpp", nullptr, nullptr, nullptr},  // see above: handle table's child hook
+    {"abi/pthreadpool/passthrough.cpp", abi::ptp::passthrough::passthrough_atfork_prepare, abi::ptp::passthrough::passthrough_atfork_parent, abi::ptp::passthrough::passthrough_atfork_child},
+    {"abi/pthreadpool/executor.cpp", nullptr, nullptr, nullptr},  // see above: handle table's child hook
     {"core/workers.cpp", nullptr, nullptr, nullptr},  // through core/pool.cpp's hooks (workers::atfork_*)
 };
 constexpr size_t kCount = sizeof kParticipants / sizeof kParticipants[0];

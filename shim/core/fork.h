@@ -31,17 +31,17 @@ const ForkParticipant* fork_participants(size_t* count);
 
 // The hooks, one trio per participant (defined in the participant's own file).
 namespace poolshim::abi {
-void forward_atfork_prepare();  // abi/executorch_forward.cpp: the forwarding cache
+void forward_atfork_prepare();  // abi/executorch/forward.cpp: the forwarding cache
 void forward_atfork_parent();
 void forward_atfork_child();
 }  // namespace poolshim::abi
 namespace poolshim::abi::ptp {
-void handles_atfork_prepare();  // abi/pthreadpool_handle.cpp: the handle table (+ executor mutexes)
+void handles_atfork_prepare();  // abi/pthreadpool/handle.cpp: the handle table (+ executor mutexes)
 void handles_atfork_parent();
 void handles_atfork_child();
 }  // namespace poolshim::abi::ptp
 namespace poolshim::abi::ptp::passthrough {
-void passthrough_atfork_prepare();  // abi/pthreadpool_passthrough.cpp: the noted-functions table
+void passthrough_atfork_prepare();  // abi/pthreadpool/passthrough.cpp: the noted-functions table
 void passthrough_atfork_parent();
 void passthrough_atfork_child();
 }  // namespace poolshim::abi::ptp::passthrough

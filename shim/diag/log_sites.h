@@ -23,13 +23,13 @@ enum class LogSite : unsigned {
   // --- once per (site, calling module) -----------------------------------------------------
   // A site that serves several ExecuTorch symbols (both namespaces' get_pthreadpool, the
   // members forwarded for a foreign object) says its line once per module, naming the first.
-  et_get_threadpool,            // abi/executorch.cpp: executorch::...::get_threadpool()
-  torch_get_threadpool,         // abi/executorch.cpp: torch::executorch::...::get_threadpool()
-  et_get_pthreadpool_shared,    // abi/executorch.cpp: get_pthreadpool() -> the shared handle
-  et_get_pthreadpool_serial,    // abi/executorch.cpp: get_pthreadpool() -> NULL, caller unknown
-  et_private_pthreadpool,       // abi/executorch.cpp: the module keeps its own pthreadpool
-  et_foreign_without_definition,// abi/executorch.cpp: foreign object, no definition to forward to
-  pthreadpool_create,           // abi/pthreadpool_lifecycle.cpp: pthreadpool_create(n)
+  et_get_threadpool,            // abi/executorch/surface.cpp: executorch::...::get_threadpool()
+  torch_get_threadpool,         // abi/executorch/surface.cpp: torch::executorch::...::get_threadpool()
+  et_get_pthreadpool_shared,    // abi/executorch/surface.cpp: get_pthreadpool() -> the shared handle
+  et_get_pthreadpool_serial,    // abi/executorch/surface.cpp: get_pthreadpool() -> NULL, caller unknown
+  et_private_pthreadpool,       // abi/executorch/surface.cpp: the module keeps its own pthreadpool
+  et_foreign_without_definition,// abi/executorch/surface.cpp: foreign object, no definition to forward to
+  pthreadpool_create,           // abi/pthreadpool/lifecycle.cpp: pthreadpool_create(n)
   count
 };
 

@@ -69,7 +69,7 @@ constexpr std::array<EtName, N> with_coverage(std::array<EtName, N> names) {
 
 constexpr auto kEtNames = with_coverage(std::array{
 #define X(kind, ns, ident, mangled, demangled) et_name(#ident, mangled),
-#include "abi/executorch_symbols.def"
+#include "symbols/executorch.def"
 #undef X
 });
 
@@ -83,7 +83,7 @@ static_assert(count_entries() == 4, "get_threadpool and get_pthreadpool, in both
 constexpr char kPthreadpoolPrefix[] = "pthreadpool_";
 constexpr const char* kPthreadpoolIdents[] = {
 #define X(ident) #ident,
-#include "abi/pthreadpool_symbols.def"
+#include "symbols/pthreadpool.def"
 #undef X
 };
 

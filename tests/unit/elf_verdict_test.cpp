@@ -167,15 +167,15 @@ TEST(ElfVerdict, TextHelpers) {
   EXPECT_STREQ(reason_text(Reason::none), "");
 }
 
-// The export tables the surfaces are worked out from (shim/abi/*.def), as names.
+// The export tables the surfaces are worked out from (shim/symbols/*.def), as names.
 const char* const kExecutorchTable[] = {
 #define X(kind, ns, ident, mangled, demangled) mangled,
-#include "abi/executorch_symbols.def"
+#include "symbols/executorch.def"
 #undef X
 };
 const char* const kPthreadpoolTable[] = {
 #define X(ident) "pthreadpool_" #ident,
-#include "abi/pthreadpool_symbols.def"
+#include "symbols/pthreadpool.def"
 #undef X
 };
 

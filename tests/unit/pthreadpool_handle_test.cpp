@@ -13,7 +13,7 @@
 #include <xmmintrin.h>
 #endif
 
-#include "abi/pthreadpool_handle.h"
+#include "abi/pthreadpool/handle.h"
 #include "core/grants.h"
 #include "pthreadpool_testing.h"
 

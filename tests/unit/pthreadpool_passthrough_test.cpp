@@ -3,7 +3,7 @@
 // the shim reads it.)
 #include <gtest/gtest.h>
 
-#include "abi/pthreadpool_handle.h"
+#include "abi/pthreadpool/handle.h"
 #include "core/grants.h"
 #include "pthreadpool_testing.h"
 

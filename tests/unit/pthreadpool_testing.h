@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "abi/pthreadpool_api.h"
+#include "abi/pthreadpool/api.h"
 
 namespace ptp_test {
 

@@ -1,7 +1,7 @@
 // run_ranges()/width() on a resolved pthreadpool target, and the denormals guard.
-#include "abi/pthreadpool_run.h"
+#include "abi/pthreadpool/run.h"
 
-#include "abi/pthreadpool_grid.h"
+#include "abi/pthreadpool/grid.h"
 #include "diag/log.h"
 
 #if defined(__x86_64__) || defined(__i386__)

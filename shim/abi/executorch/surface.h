@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "abi/executorch_symbols.h"
+#include "abi/executorch/symbols.h"
 #include "core/tls.h"
 
 namespace poolshim::abi {

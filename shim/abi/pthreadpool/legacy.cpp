@@ -9,9 +9,9 @@
 //   compute_2d_tiled  = parallelize_2d_tile_2d             function(argument, i, j, ti, tj)
 //   compute_3d_tiled  every dimension tiled                function(argument, i, j, k, ti, tj, tk)
 //   compute_4d_tiled  every dimension tiled                function(argument, i..l, ti..tl)
-#include "abi/pthreadpool_api.h"
-#include "abi/pthreadpool_grid.h"
-#include "abi/pthreadpool_passthrough.h"
+#include "abi/pthreadpool/api.h"
+#include "abi/pthreadpool/grid.h"
+#include "abi/pthreadpool/passthrough.h"
 
 using namespace poolshim::abi::ptp;
 namespace pass = poolshim::abi::ptp::passthrough;

@@ -13,9 +13,9 @@
 // uarch_index: poolshim is built without cpuinfo, so, like Debian's engine, it passes
 // default_uarch_index (the header: "the microarchitecture index to use when pthreadpool is
 // configured without cpuinfo"; it may exceed max_uarch_index).
-#include "abi/pthreadpool_api.h"
-#include "abi/pthreadpool_grid.h"
-#include "abi/pthreadpool_passthrough.h"
+#include "abi/pthreadpool/api.h"
+#include "abi/pthreadpool/grid.h"
+#include "abi/pthreadpool/passthrough.h"
 
 using namespace poolshim::abi::ptp;
 namespace pass = poolshim::abi::ptp::passthrough;

@@ -4,7 +4,7 @@
 // pthreadpool_get_threads_count through its own PLT, so under LD_PRELOAD those inner calls land
 // back in the shim's exports with a Debian pool pointer. That is fine in passthrough mode (every
 // export forwards to Debian again); outside it the shim never calls Debian's compute_*.
-#include "abi/pthreadpool_passthrough.h"
+#include "abi/pthreadpool/passthrough.h"
 
 #include <pthread.h>
 #include <string.h>

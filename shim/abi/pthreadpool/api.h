@@ -7,7 +7,7 @@
 // executor), and the shim must not depend on which version a build machine has. The signatures
 // below are the ABI; they never change meaning between upstream versions.
 //
-// Every function is defined in shim/abi/pthreadpool_*.cpp with C linkage and default visibility
+// Every function is defined in shim/abi/pthreadpool/*.cpp with C linkage and default visibility
 // (shim/exports.map admits pthreadpool_*). docs/pthreadpool-coverage.md lists them.
 #pragma once
 

@@ -4,7 +4,7 @@
 // malloc. A double destroy, or a call through a destroyed handle, then reads our poison rather
 // than allocator metadata and is reported; the list never grows beyond the peak number of live
 // handles (PyTorch re-creates its pool on every set_num_threads, new before old is destroyed).
-#include "abi/pthreadpool_handle.h"
+#include "abi/pthreadpool/handle.h"
 
 #include <new>
 

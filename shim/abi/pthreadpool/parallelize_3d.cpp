@@ -1,8 +1,8 @@
 // pthreadpool_parallelize_3d* (13 functions) on the one pool, as index arithmetic over the 1-D
 // primitive (pthreadpool_grid.h). uarch_index = default_uarch_index (see the 1-D file).
-#include "abi/pthreadpool_api.h"
-#include "abi/pthreadpool_grid.h"
-#include "abi/pthreadpool_passthrough.h"
+#include "abi/pthreadpool/api.h"
+#include "abi/pthreadpool/grid.h"
+#include "abi/pthreadpool/passthrough.h"
 
 using namespace poolshim::abi::ptp;
 namespace pass = poolshim::abi::ptp::passthrough;

@@ -8,7 +8,7 @@
 // finds the caller's module (see executorch_forward.h).
 #include <type_traits>
 
-#include "abi/executorch.h"
+#include "abi/executorch/surface.h"
 #include "core/tls.h"
 
 #define RET __builtin_return_address(0)
@@ -116,5 +116,5 @@ using set_thread_num = void(int64_t);                             // set_thread_
   extern "C" __attribute__((visibility("default"), alias("poolshim_et_guard_flag")))          \
   POOLSHIM_FAST_TLS __thread et_abi::ident poolshim_export_##ns##_##ident __asm__(mangled);
 #define X(kind, ns, ident, mangled, demangled) kind##_ALIAS(ns, ident, mangled)
-#include "abi/executorch_symbols.def"
+#include "symbols/executorch.def"
 #undef X

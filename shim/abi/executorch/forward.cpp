@@ -1,4 +1,4 @@
-#include "abi/executorch_forward.h"
+#include "abi/executorch/forward.h"
 
 #include <pthread.h>
 

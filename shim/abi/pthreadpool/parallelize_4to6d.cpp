@@ -1,8 +1,8 @@
 // pthreadpool_parallelize_4d*, _5d*, _6d* (12 functions) on the one pool, as index arithmetic
 // over the 1-D primitive (pthreadpool_grid.h). uarch_index = default_uarch_index.
-#include "abi/pthreadpool_api.h"
-#include "abi/pthreadpool_grid.h"
-#include "abi/pthreadpool_passthrough.h"
+#include "abi/pthreadpool/api.h"
+#include "abi/pthreadpool/grid.h"
+#include "abi/pthreadpool/passthrough.h"
 
 using namespace poolshim::abi::ptp;
 namespace pass = poolshim::abi::ptp::passthrough;

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "abi/pthreadpool_handle.h"
+#include "abi/pthreadpool/handle.h"
 #include "core/pool.h"
 
 namespace poolshim::abi::ptp {

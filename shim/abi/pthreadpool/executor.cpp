@@ -25,7 +25,7 @@
 #include <exception>
 #include <new>
 
-#include "abi/pthreadpool_run.h"
+#include "abi/pthreadpool/run.h"
 #include "core/tls.h"
 #include "diag/log.h"
 

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "abi/pthreadpool_api.h"
+#include "abi/pthreadpool/api.h"
 
 namespace poolshim::abi {
 

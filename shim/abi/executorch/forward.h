@@ -3,7 +3,7 @@
 // shim cannot reach. The call goes to the definition in the CALLER's own module (the module whose
 // code holds the return address), never to another module's copy.
 #pragma once
-#include "abi/executorch_symbols.h"
+#include "abi/executorch/symbols.h"
 
 namespace poolshim::abi {
 

@@ -2,9 +2,9 @@
 // primitive (pthreadpool_grid.h). Each body receives (thread_index, start[], count[]) and calls
 // the client's task with the arguments of the header's serial snippet.
 // uarch_index = default_uarch_index, as in pthreadpool_parallelize_1d.cpp.
-#include "abi/pthreadpool_api.h"
-#include "abi/pthreadpool_grid.h"
-#include "abi/pthreadpool_passthrough.h"
+#include "abi/pthreadpool/api.h"
+#include "abi/pthreadpool/grid.h"
+#include "abi/pthreadpool/passthrough.h"
 
 using namespace poolshim::abi::ptp;
 namespace pass = poolshim::abi::ptp::passthrough;

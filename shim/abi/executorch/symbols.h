@@ -7,7 +7,7 @@ namespace poolshim::abi {
 
 enum class EtSym : unsigned {
 #define X(kind, ns, ident, mangled, demangled) ns##_##ident,
-#include "abi/executorch_symbols.def"
+#include "symbols/executorch.def"
 #undef X
   count
 };
@@ -22,7 +22,7 @@ inline constexpr EtSymInfo kEtSymbols[] = {
 #define FUNC false
 #define TLS true
 #define X(kind, ns, ident, mangled, demangled) {mangled, demangled, kind},
-#include "abi/executorch_symbols.def"
+#include "symbols/executorch.def"
 #undef X
 #undef FUNC
 #undef TLS

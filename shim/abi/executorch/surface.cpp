@@ -4,7 +4,7 @@
 //   the caller module's own code: the shim never reads or writes an object it did not create.
 // - Nothing reachable from a nested call waits on a lock: run() on the shared object takes none
 //   (core::run goes inline inside a task) and get_thread_count() reads an atomic.
-#include "abi/executorch.h"
+#include "abi/executorch/surface.h"
 #include "core/tls.h"
 
 #include <pthread.h>
@@ -12,14 +12,14 @@
 #include <atomic>
 
 
-#include "abi/executorch_forward.h"
+#include "abi/executorch/forward.h"
 #include "core/grants.h"
 #include "core/pool.h"
 #include "diag/caller.h"
 #include "diag/log.h"
 #include "config/options.h"
 #include "poolshim/poolshim.h"
-#include "abi/pthreadpool_handle.h"
+#include "abi/pthreadpool/handle.h"
 #include "diag/report.h"
 #include "reach/query.h"
 

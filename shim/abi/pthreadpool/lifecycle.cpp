@@ -7,10 +7,10 @@
 //   pthreadpool_release_executor_threads  no-op: executor threads are returned after every call
 //   pthreadpool_update_executor    swap (or install) the executor; false when nothing changes
 //   pthreadpool_destroy            releases the handle, never the pool
-#include "abi/pthreadpool_api.h"
-#include "abi/pthreadpool_handle.h"
-#include "abi/pthreadpool_passthrough.h"
-#include "abi/pthreadpool_run.h"
+#include "abi/pthreadpool/api.h"
+#include "abi/pthreadpool/handle.h"
+#include "abi/pthreadpool/passthrough.h"
+#include "abi/pthreadpool/run.h"
 #include "base/text.h"
 #include "core/grants.h"
 #include "diag/caller.h"

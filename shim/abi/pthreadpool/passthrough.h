@@ -4,7 +4,7 @@
 // per function at info).
 #pragma once
 
-#include "abi/pthreadpool_api.h"
+#include "abi/pthreadpool/api.h"
 
 namespace poolshim::abi::ptp::passthrough {
 

@@ -24,7 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "abi/pthreadpool_run.h"
+#include "abi/pthreadpool/run.h"
 
 namespace poolshim::abi::ptp::grid {
 
