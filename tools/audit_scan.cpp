@@ -54,12 +54,12 @@ void Scanner::judge_image(const std::string& display, const void* data, size_t s
   elf::Reader r;
   r.open_file(data, size);
   e.verdict = reach::judge(r, is_main);
-  e.runtime = diag::runtime_of(display.c_str());
+  e.runtime = report::runtime_of(display.c_str());
   if (!r.ok()) {
     e.readable = false;
   } else if (const char* so = r.soname()) {
     e.soname = so;
-    if (e.runtime == nullptr) e.runtime = diag::runtime_of(so);
+    if (e.runtime == nullptr) e.runtime = report::runtime_of(so);
   }
   if (r.problems() != 0) {
     char buf[512];

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "diag/runtimes.h"
+#include "report/runtimes.h"
 #include "reach/verdict.h"
 
 namespace poolshim::cli {
@@ -20,7 +20,7 @@ struct AuditEntry {
   reach::ModuleVerdict verdict;
   bool readable = true;    // false: not judged (error says why)
   std::string error;       // what could not be read ("" when nothing)
-  const diag::Runtime* runtime = nullptr;  // another runtime's pool (OpenMP, OpenBLAS, ...)
+  const report::Runtime* runtime = nullptr;  // another runtime's pool (OpenMP, OpenBLAS, ...)
   // A client of a surface: it names the surface's symbols through the dynamic linker without
   // defining them, so its calls go wherever the process's lookup finds them first.
   bool client(unsigned surface) const {

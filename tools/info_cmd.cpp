@@ -18,10 +18,10 @@
 #include "base/private_library.h"
 #include "budget/budget.h"
 #include "budget/group_ledger.h"
-#include "budget/topology.h"
+#include "topology.h"
 #include "cli.h"
 #include "config/options.h"
-#include "diag/runtimes.h"
+#include "report/runtimes.h"
 #include "elf/mapped_file.h"
 #include "elf/reader.h"
 #include "json_out.h"
@@ -99,7 +99,7 @@ PassthroughEngine passthrough_engine() {
 int info_here(bool json) {
   const config::Options& opt = config::options();
   const budget::Budget& b = budget::current();
-  const budget::Topology& t = budget::topology();
+  const Topology& t = topology();
   const char* env = config::raw_value("POOLSHIM_NUM_THREADS");
   std::string tried;
   std::string lib = find_library(&tried);
@@ -197,7 +197,7 @@ int info_here(bool json) {
 
 struct LoadedRuntime {
   std::string path;
-  const diag::Runtime* runtime;
+  const report::Runtime* runtime;
 };
 
 int info_pid(long pid, bool json) {
@@ -215,7 +215,7 @@ int info_pid(long pid, bool json) {
   std::string shim;
   std::vector<LoadedRuntime> runtimes;
   for (const Mapping& m : maps) {
-    if (const diag::Runtime* rt = diag::runtime_of(m.path.c_str())) runtimes.push_back({m.path, rt});
+    if (const report::Runtime* rt = report::runtime_of(m.path.c_str())) runtimes.push_back({m.path, rt});
     if (!shim.empty()) continue;
     // libpoolshim is the module that exports the poolshim C API (whatever its file name).
     std::string source = proc.readable_source(m);

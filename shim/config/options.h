@@ -63,7 +63,7 @@ const Options& options();
 
 // The raw text of a variable as read, nullptr when unset or in secure mode. For the table's
 // variables (`poolshim info`) and for the ones the shim only shows, never acts on
-// (OMP_NUM_THREADS and co. in diag/runtimes.cpp).
+// (OMP_NUM_THREADS and co. in report/runtimes.cpp).
 const char* raw_value(const char* name);
 
 // The field parsers the table uses, for unit tests, the fuzz target and `poolshim run`'s

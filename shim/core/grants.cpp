@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "budget/budget.h"
-#include "core/fork.h"
 #include "core/pool.h"
 #include "diag/log.h"
 
@@ -20,7 +19,7 @@ struct Request {
   size_t threads;     // as asked; 0 = whole budget
 };
 
-// Enrolled in core/fork.cpp (taken before fork, re-initialised in the child).
+// Enrolled in lifecycle/fork.cpp (taken before fork, re-initialised in the child).
 pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 void lock() { pthread_mutex_lock(&g_mutex); }
@@ -44,7 +43,7 @@ void resize_pool_locked() {
 
 }  // namespace
 
-// fork (core/fork.h): the requests are the child's too (its handles and components still exist).
+// fork (lifecycle/fork.h): the requests are the child's too (its handles and components still exist).
 void grants_atfork_prepare() { pthread_mutex_lock(&g_mutex); }
 void grants_atfork_parent() { pthread_mutex_unlock(&g_mutex); }
 void grants_atfork_child() { pthread_mutex_unlock(&g_mutex); }

@@ -22,4 +22,9 @@ size_t grant_for(size_t threads);
 // Number of live requests, named and anonymous.
 size_t live_requests();
 
+// fork (lifecycle/fork.cpp's table): the requests' lock (the requests are the child's too).
+void grants_atfork_prepare();
+void grants_atfork_parent();
+void grants_atfork_child();
+
 }  // namespace poolshim::core

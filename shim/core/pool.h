@@ -67,7 +67,7 @@ size_t budget();
 // Why the pool runs serially, or nullptr when it does not (its workers could not be started).
 const char* degraded_reason();
 
-// fork(): hooks called by core/fork.cpp's process-wide atfork handlers.
+// fork(): hooks called by lifecycle/fork.cpp's process-wide atfork handlers.
 void pool_atfork_prepare();
 void pool_atfork_parent();
 void pool_atfork_child();

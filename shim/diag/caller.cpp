@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "base/text.h"
-#include "core/fork.h"
 #include "diag/log.h"
 #include "base/modules.h"
 
@@ -35,7 +34,7 @@ size_t g_seen_count = 0;
 // Module lifetime: the pairs are keyed by base address, so they are forgotten whenever a module
 // was unloaded since they were recorded (another module may now sit at the same base).
 unsigned long long g_seen_unloads = 0;
-// Enrolled in core/fork.cpp.
+// Enrolled in lifecycle/fork.cpp.
 pthread_mutex_t g_seen_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 bool first_time(LogSite site, const void* base) {

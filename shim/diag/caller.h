@@ -21,4 +21,9 @@ void log_first_call(LogSite site, const void* ret_addr, const char* what, const 
 void warn_first_call(LogSite site, const void* ret_addr, const char* what, const char* detail_fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+// fork (lifecycle/fork.cpp's table): the first-call log cache's lock.
+void caller_atfork_prepare();
+void caller_atfork_parent();
+void caller_atfork_child();
+
 }  // namespace poolshim::diag

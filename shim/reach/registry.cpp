@@ -9,7 +9,6 @@
 // simply finds the first one's record.
 #include "reach/registry.h"
 
-#include "core/fork.h"
 #include "elf/mapped_file.h"
 #include "elf/reader.h"
 #include "reach/query.h"
@@ -34,7 +33,7 @@ constexpr size_t kMaxRecords = kMaxJudged;  // query.h
 
 ModuleRecord g_records[kMaxRecords];
 std::atomic<size_t> g_count{0};
-pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;  // enrolled in core/fork.cpp
+pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;  // enrolled in lifecycle/fork.cpp
 // The main executable's record: written once (release) under g_mutex, read with acquire.
 std::atomic<const ModuleRecord*> g_main{nullptr};
 
@@ -155,7 +154,7 @@ void judge_main_executable(const LoadedModule& m, void*) { record_for(m); }
 
 }  // namespace
 
-// fork (core/fork.h): g_mutex is only held for an append, so prepare never waits long.
+// fork (lifecycle/fork.h): g_mutex is only held for an append, so prepare never waits long.
 void registry_atfork_prepare() { pthread_mutex_lock(&g_mutex); }
 void registry_atfork_parent() { pthread_mutex_unlock(&g_mutex); }
 void registry_atfork_child() { pthread_mutex_unlock(&g_mutex); }

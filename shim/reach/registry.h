@@ -48,4 +48,9 @@ void ensure_main_executable_judged();
 size_t record_count();
 const ModuleRecord* record_at(size_t i);
 
+// fork (lifecycle/fork.cpp's table): the registry's append lock.
+void registry_atfork_prepare();
+void registry_atfork_parent();
+void registry_atfork_child();
+
 }  // namespace poolshim::reach

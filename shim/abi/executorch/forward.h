@@ -12,4 +12,9 @@ namespace poolshim::abi {
 // first lookup of a pair, until a module is unloaded (then the cache starts afresh).
 void* own_definition(EtSym sym, const void* return_address);
 
+// fork (lifecycle/fork.cpp's table): the forwarding cache's lock.
+void forward_atfork_prepare();
+void forward_atfork_parent();
+void forward_atfork_child();
+
 }  // namespace poolshim::abi

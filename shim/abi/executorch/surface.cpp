@@ -20,7 +20,7 @@
 #include "config/options.h"
 #include "poolshim/poolshim.h"
 #include "abi/pthreadpool/handle.h"
-#include "diag/report.h"
+#include "report/report.h"
 #include "reach/query.h"
 
 namespace poolshim::abi {
@@ -114,7 +114,7 @@ void* et_get_threadpool(EtSym sym, const void* ret) {
   }
   size_t g = grant();
   if (diag::log_enabled(diag::LogLevel::info)) {  // the hot path pays one branch for logging
-    diag::report_modules_once();
+    report::report_modules_once();
     bool torch = sym == EtSym::torch_get_threadpool;
     diag::log_first_call(torch ? diag::LogSite::torch_get_threadpool : diag::LogSite::et_get_threadpool, ret,
                          torch ? "executorch (torch:: namespace) get_threadpool()" : "executorch get_threadpool()",
@@ -125,7 +125,7 @@ void* et_get_threadpool(EtSym sym, const void* ret) {
 
 void* et_get_pthreadpool(EtSym sym, const void* ret) {
   if (poolshim_et_guard_flag) return nullptr;  // legacy contract: no pool inside a guard
-  diag::report_modules_once();
+  report::report_modules_once();
   auto own_fn = own<void* (*)()>(sym, ret);
   if (disabled()) return own_fn != nullptr ? own_fn() : nullptr;
 

@@ -56,7 +56,7 @@ struct Job {
   // after its last item; the caller reads it with acquire, so every item's effects are visible
   // when it returns.
   std::atomic<size_t> retired{0};
-  pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;  // fork: see core/fork.cpp (not enrolled: per call)
+  pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;  // fork: see lifecycle/fork.cpp (not enrolled: per call)
   pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
   std::exception_ptr error;  // the first exception a task threw (under mutex)
 

@@ -9,7 +9,6 @@
 #include <new>
 
 #include "budget/budget.h"
-#include "core/fork.h"
 #include "core/grants.h"
 #include "diag/log.h"
 
@@ -22,7 +21,7 @@ constexpr uint64_t kDeadMagic = 0x70747070'64656164ull;  // "ptppdead"
 inline uint64_t live_magic(const Handle* h) { return kLiveMagic ^ reinterpret_cast<uintptr_t>(h); }
 inline uint64_t dead_magic(const Handle* h) { return kDeadMagic ^ reinterpret_cast<uintptr_t>(h); }
 
-// The handle table: the free list and the list of every block. Enrolled in core/fork.cpp.
+// The handle table: the free list and the list of every block. Enrolled in lifecycle/fork.cpp.
 pthread_mutex_t g_free_mutex = PTHREAD_MUTEX_INITIALIZER;
 Handle* g_free_head = nullptr;  // oldest destroyed handle (reused first)
 Handle* g_free_tail = nullptr;  // newest
@@ -73,7 +72,7 @@ void publish(Handle* h) { h->magic.store(live_magic(h), std::memory_order_releas
 
 }  // namespace
 
-// fork (core/fork.h). The handles stay valid in the child (its clients still hold them), and
+// fork (lifecycle/fork.h). The handles stay valid in the child (its clients still hold them), and
 // calls through them use the child's pool. Each exec_mutex is re-initialised rather than taken
 // before fork: it is held across a whole call on a client's executor (client code that may fork
 // itself), and that call cannot go on in the child, whose copy of the executor has no threads.

@@ -42,7 +42,7 @@ struct Handle {
 
   Handle* next_free;  // free list link (destroyed handles are recycled, never freed)
   // Every handle block ever allocated (blocks are never freed), so that the child of a fork can
-  // re-initialise each exec_mutex (core/fork.cpp). Written once, under the table's mutex.
+  // re-initialise each exec_mutex (lifecycle/fork.cpp). Written once, under the table's mutex.
   Handle* next_block;
 };
 
@@ -75,6 +75,12 @@ bool destroy(pthreadpool_t pool);
 size_t set_threads(Handle* h, size_t num_threads);
 
 inline pthreadpool_t to_pool(Handle* h) { return reinterpret_cast<pthreadpool_t>(h); }
+
+// fork (lifecycle/fork.cpp's table): the handle table's lock; the child also re-initialises every
+// handle's exec_mutex.
+void handles_atfork_prepare();
+void handles_atfork_parent();
+void handles_atfork_child();
 
 }  // namespace ptp
 }  // namespace poolshim::abi

@@ -15,10 +15,11 @@
 #include "core/grants.h"
 #include "diag/caller.h"
 #include "diag/log.h"
-#include "diag/report.h"
+#include "report/report.h"
 
 using namespace poolshim::abi::ptp;
 namespace diag = poolshim::diag;
+namespace report = poolshim::report;
 namespace pass = poolshim::abi::ptp::passthrough;
 
 namespace poolshim::abi {
@@ -52,7 +53,7 @@ namespace {
 pthreadpool_t create_on_shared_pool(size_t threads_count, const void* caller) {
   // A module creating a pool is a good moment to report the modules loaded so far (at info;
   // each module once), including those whose private copies the shim cannot reach.
-  diag::report_modules_once();
+  report::report_modules_once();
   size_t grant = 1;
   Handle* h = create_shared(threads_count, &grant);
   if (h == nullptr) return nullptr;

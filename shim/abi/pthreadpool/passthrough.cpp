@@ -12,7 +12,6 @@
 #include <atomic>
 
 #include "base/private_library.h"
-#include "core/fork.h"
 #include "diag/log.h"
 #include "config/options.h"
 
@@ -59,7 +58,7 @@ void load() {
 constexpr size_t kNotedSlots = 32;
 const char* g_noted[kNotedSlots];
 size_t g_noted_count = 0;
-pthread_mutex_t g_noted_mutex = PTHREAD_MUTEX_INITIALIZER;  // enrolled in core/fork.cpp
+pthread_mutex_t g_noted_mutex = PTHREAD_MUTEX_INITIALIZER;  // enrolled in lifecycle/fork.cpp
 
 }  // namespace
 

@@ -80,4 +80,9 @@ inline pthreadpool_t serial_if_passthrough(pthreadpool_t pool, const char* name)
   return nullptr;
 }
 
+// fork (lifecycle/fork.cpp's table): the noted-functions table's lock.
+void passthrough_atfork_prepare();
+void passthrough_atfork_parent();
+void passthrough_atfork_child();
+
 }  // namespace poolshim::abi::ptp::passthrough

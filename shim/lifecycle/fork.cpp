@@ -1,11 +1,17 @@
 // The process-wide fork handlers (see fork.h and docs/design.md, "Fork").
-#include "core/fork.h"
+#include "lifecycle/fork.h"
 
 #include <pthread.h>
 
+#include "abi/executorch/forward.h"
+#include "abi/pthreadpool/handle.h"
+#include "abi/pthreadpool/passthrough.h"
+#include "core/grants.h"
 #include "core/pool.h"
+#include "diag/caller.h"
+#include "reach/registry.h"
 
-namespace poolshim::core {
+namespace poolshim::lifecycle {
 namespace {
 
 // ONE line per participant, in prepare order. The order is "outer before inner": a participant
@@ -29,8 +35,8 @@ namespace {
 const ForkParticipant kParticipants[] = {
     {"abi/executorch/forward.cpp", abi::forward_atfork_prepare, abi::forward_atfork_parent, abi::forward_atfork_child},
     {"abi/pthreadpool/handle.cpp", abi::ptp::handles_atfork_prepare, abi::ptp::handles_atfork_parent, abi::ptp::handles_atfork_child},
-    {"core/grants.cpp", grants_atfork_prepare, grants_atfork_parent, grants_atfork_child},
-    {"core/pool.cpp", pool_atfork_prepare, pool_atfork_parent, pool_atfork_child},
+    {"core/grants.cpp", core::grants_atfork_prepare, core::grants_atfork_parent, core::grants_atfork_child},
+    {"core/pool.cpp", core::pool_atfork_prepare, core::pool_atfork_parent, core::pool_atfork_child},
     {"reach/registry.cpp", reach::registry_atfork_prepare, reach::registry_atfork_parent, reach::registry_atfork_child},
     {"diag/caller.cpp", diag::caller_atfork_prepare, diag::caller_atfork_parent, diag::caller_atfork_child},
     {"abi/pthreadpool/passthrough.cpp", abi::ptp::passthrough::passthrough_atfork_prepare, abi::ptp::passthrough::passthrough_atfork_parent, abi::ptp::passthrough::passthrough_atfork_child},
@@ -65,4 +71,4 @@ const ForkParticipant* fork_participants(size_t* count) {
   return kParticipants;
 }
 
-}  // namespace poolshim::core
+}  // namespace poolshim::lifecycle

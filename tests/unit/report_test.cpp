@@ -1,4 +1,4 @@
-// The load-time report (diag/report.h): nothing at all with logging off; with POOLSHIM_LOG=info,
+// The load-time report (report/report.h): nothing at all with logging off; with POOLSHIM_LOG=info,
 // one line per module carrying a pool surface, each module once, modules loaded later on the
 // next call. CTest runs each case in its own process; run together (the executable alone), they
 // share the registry and the log sink, and give the same results in either order.
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "config/options.h"
-#include "diag/report.h"
+#include "report/report.h"
 #include "reach/query.h"
 #include "elf_test_util.h"
 
@@ -37,7 +37,7 @@ TEST(ElfReport, OffMeansNoWorkAtAll) {
   unsetenv("POOLSHIM_LOG");
   poolshim::config::reload_for_testing();
   ASSERT_NE(dlopen(variant("variant_hidden.so").c_str(), RTLD_NOW | RTLD_LOCAL), nullptr);
-  poolshim::diag::report_modules_once();
+  poolshim::report::report_modules_once();
   EXPECT_EQ(poolshim::reach::judged_count(), 0u) << "no module may be read when logging is off";
 }
 
@@ -55,17 +55,17 @@ TEST(ElfReport, EachModuleOnceAndLateModulesOnTheNextCall) {
   // RTLD_LAZY: no preload here, so once bound its calls would resolve to its own copy; unbound,
   // it is judged from its ELF data (the prediction for a preloaded process).
   ASSERT_NE(dlopen(variant("variant_default.so").c_str(), RTLD_LAZY | RTLD_LOCAL), nullptr);
-  poolshim::diag::report_modules_once();
+  poolshim::report::report_modules_once();
   std::string log = read_log();
   EXPECT_EQ(count(log, "variant_hidden.so: executorch unreachable (hidden copy)\n"), 1u) << log;
   EXPECT_EQ(count(log, "variant_default.so: executorch redirected\n"), 1u) << log;
   EXPECT_EQ(count(log, "poolshim: module "), 2u) << "only modules with a pool surface:\n" << log;
 
-  poolshim::diag::report_modules_once();
+  poolshim::report::report_modules_once();
   EXPECT_EQ(read_log(), log) << "a module is reported once";
 
   ASSERT_NE(dlopen(variant("variant_ptp_symbolic_functions.so").c_str(), RTLD_NOW | RTLD_LOCAL), nullptr);
-  poolshim::diag::report_modules_once();
+  poolshim::report::report_modules_once();
   std::string later = read_log();
   EXPECT_EQ(count(later, "poolshim: module "), 3u) << later;
   EXPECT_EQ(count(later, "variant_ptp_symbolic_functions.so: pthreadpool unreachable (bound locally"), 1u) << later;

@@ -7,7 +7,7 @@
 // into the shim, and again when a call comes from a module it has not seen before.
 #pragma once
 
-namespace poolshim::diag {
+namespace poolshim::report {
 
 // Logs, at info level, every loaded module with a pool surface that has not been reported yet
 // (each module once per process). Returns at once, without reading any module, when the log
@@ -16,4 +16,4 @@ namespace poolshim::diag {
 // from inside a dl_iterate_phdr callback.
 void report_modules_once();
 
-}  // namespace poolshim::diag
+}  // namespace poolshim::report

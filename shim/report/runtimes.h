@@ -6,7 +6,7 @@
 #pragma once
 #include <cstddef>
 
-namespace poolshim::diag {
+namespace poolshim::report {
 
 struct Runtime {
   const char* prefix;   // file-name prefix of the module ("libgomp", "libopenblas", ...)
@@ -26,4 +26,4 @@ const Runtime* runtime_of(const char* path);
 // report_modules_once() after the modules were recorded; never inside dl_iterate_phdr.
 void report_runtimes_once();
 
-}  // namespace poolshim::diag
+}  // namespace poolshim::report

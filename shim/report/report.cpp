@@ -1,17 +1,17 @@
 // report_modules_once(): judge every loaded module (reach/query.h), then log the ones not
 // reported yet. Judging happens inside dl_iterate_phdr callbacks; logging happens after, so no
 // write(2) or log-file open runs under the loader lock.
-#include "diag/report.h"
+#include "report/report.h"
 
 #include <atomic>
 
 #include "diag/log.h"
-#include "diag/runtimes.h"
+#include "report/runtimes.h"
 #include "base/modules.h"
 #include "elf/reader.h"
 #include "reach/query.h"
 
-namespace poolshim::diag {
+namespace poolshim::report {
 namespace {
 
 // One flag per judged module (reach::judged_module's index): each is reported once.
@@ -21,10 +21,10 @@ void log_module(const reach::JudgedModule& m) {
   char verdict[320];
   reach::describe_verdict(*m.verdict, verdict, sizeof verdict);
   const char* path = *m.display != '\0' ? m.display : "(main executable)";
-  log(LogLevel::info, "module %s: %s", path, verdict);
-  if (m.verdict->problems != 0 && log_enabled(LogLevel::debug)) {
+  diag::log(diag::LogLevel::info, "module %s: %s", path, verdict);
+  if (m.verdict->problems != 0 && diag::log_enabled(diag::LogLevel::debug)) {
     char problems[256];
-    log(LogLevel::debug, "module %s: ELF data incomplete (%s)", path,
+    diag::log(diag::LogLevel::debug, "module %s: ELF data incomplete (%s)", path,
         elf::describe_problems(m.verdict->problems, problems, sizeof problems));
   }
 }
@@ -37,7 +37,7 @@ std::atomic<unsigned long long> g_reported_generation{0};
 }  // namespace
 
 void report_modules_once() {
-  if (!log_enabled(LogLevel::info)) return;
+  if (!diag::log_enabled(diag::LogLevel::info)) return;
   // Cheap when nothing was loaded since the last report: one step of dl_iterate_phdr.
   unsigned long long gen = base::loaded_generation();
   if (gen != 0 && gen == g_reported_generation.load(std::memory_order_acquire)) return;
@@ -55,4 +55,4 @@ void report_modules_once() {
   g_reported_generation.store(gen, std::memory_order_release);
 }
 
-}  // namespace poolshim::diag
+}  // namespace poolshim::report

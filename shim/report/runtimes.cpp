@@ -1,5 +1,5 @@
 // The other runtimes' table and their load-time report lines (see runtimes.h).
-#include "diag/runtimes.h"
+#include "report/runtimes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 #include "diag/log.h"
 #include "reach/query.h"
 
-namespace poolshim::diag {
+namespace poolshim::report {
 namespace {
 
 // Order matters only for prefixes of one another (none today). libiomp5 / libomp are LLVM's and
@@ -48,7 +48,7 @@ const Runtime* runtime_of(const char* path) {
 }
 
 void report_runtimes_once() {
-  if (!log_enabled(LogLevel::info)) return;
+  if (!diag::log_enabled(diag::LogLevel::info)) return;
   size_t n = reach::judged_count();
   reach::JudgedModule rec;
   for (size_t i = 0; i < n && i < reach::kMaxJudged; ++i) {
@@ -58,13 +58,13 @@ void report_runtimes_once() {
     // The variable is read here only to show it; the shim itself never acts on it.
     const char* value = strchr(rt->env_var, ' ') == nullptr ? config::raw_value(rt->env_var) : nullptr;
     if (strchr(rt->env_var, ' ') != nullptr)
-      log(LogLevel::info, "module %s: %s keeps its own thread pool beside the shared one (not merged); bounded by %s",
+      diag::log(diag::LogLevel::info, "module %s: %s keeps its own thread pool beside the shared one (not merged); bounded by %s",
           rec.path, rt->name, rt->env_var);
     else
-      log(LogLevel::info, "module %s: %s keeps its own thread pool beside the shared one (not merged); bounded by %s (%s%s)",
+      diag::log(diag::LogLevel::info, "module %s: %s keeps its own thread pool beside the shared one (not merged); bounded by %s (%s%s)",
           rec.path, rt->name, rt->env_var, value != nullptr ? "=" : "unset: one thread per CPU",
           value != nullptr ? value : "");
   }
 }
 
-}  // namespace poolshim::diag
+}  // namespace poolshim::report

@@ -1,5 +1,5 @@
 // CPU topology through a privately loaded libcpuinfo: see topology.h.
-#include "budget/topology.h"
+#include "topology.h"
 
 #include <cstdint>
 #include <dlfcn.h>
@@ -8,7 +8,7 @@
 #include "base/text.h"
 #include "diag/log.h"
 
-namespace poolshim::budget {
+namespace poolshim::cli {
 namespace {
 
 // The four entry points we need (cpuinfo.h; CPUINFO_ABI is empty on Linux x86/ARM).
@@ -63,4 +63,4 @@ const Topology& topology() {
   return t;
 }
 
-}  // namespace poolshim::budget
+}  // namespace poolshim::cli

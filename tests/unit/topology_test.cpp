@@ -1,12 +1,12 @@
-// The topology report through a PRIVATELY loaded libcpuinfo (shim/budget/topology.h).
-#include "budget/topology.h"
+// The topology report through a PRIVATELY loaded libcpuinfo (shim/topology.h).
+#include "topology.h"
 
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
 #include <string>
 
-namespace pb = poolshim::budget;
+namespace pb = poolshim::cli;
 
 TEST(BudgetTopology, MissingLibraryIsUnavailableWithReason) {
   pb::Topology t = pb::probe_topology("libpoolshim-no-such-library.so.0");

@@ -13,7 +13,7 @@
 #pragma once
 #include <cstddef>
 
-namespace poolshim::budget {
+namespace poolshim::cli {
 
 struct Topology {
   size_t packages = 0;
@@ -33,4 +33,4 @@ Topology probe_topology(const char* soname);
 // The soname topology() loads.
 constexpr const char* kCpuinfoSoname = "libcpuinfo.so.0";
 
-}  // namespace poolshim::budget
+}  // namespace poolshim::cli
