@@ -56,10 +56,7 @@ else()
       --expect tasks=24 --expect correct=24 --expect parent_wrong=0
     COMMAND ${Python3_EXECUTABLE} ${_fe_mp} ext)
 endif()
-set(_fe_torch_python /usr/bin/python3)  # as torch_pthreadpool.cmake: it sees Debian's torch
-if(DEFINED POOLSHIM_TORCH_PYTHON)
-  set(_fe_torch_python ${POOLSHIM_TORCH_PYTHON})
-endif()
+set(_fe_torch_python ${POOLSHIM_TORCH_PYTHON})  # tests/CMakeLists.txt
 if(EXISTS ${_fe_torch_python})
   poolshim_fork_exit_test(multiprocessing_fork_torch TIMEOUT 150
     DRIVER ${_fe_env} --skip-rc ${POOLSHIM_SKIP_RC} --expect tasks=24 --expect correct=24

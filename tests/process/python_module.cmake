@@ -9,8 +9,6 @@ if(_why)
   return()
 endif()
 
-set(POOLSHIM_TORCH_PYTHON /usr/bin/python3 CACHE FILEPATH
-  "Interpreter that can import Debian's torch (python3-torch) for process.torch.pthreadpool")
 set(_pym ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/python_module.py
   --pythonpath ${POOLSHIM_PYTHON_BUILD_DIR} --shim $<TARGET_FILE:poolshim>)
 
