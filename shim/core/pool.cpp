@@ -22,18 +22,14 @@
 #include <new>
 #include <type_traits>
 
-#include "budget/budget.h"
+#include "base/fp_mode.h"
 #include "core/busy.h"
 #include "core/futex.h"
 #include "core/job.h"
 #include "core/pool_internal.h"
+#include "core/size.h"
 #include "core/tls.h"
 #include "core/workers.h"
-#include "diag/log.h"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
-#endif
 
 namespace poolshim::core {
 namespace {
@@ -58,68 +54,22 @@ std::atomic<uint64_t> g_owned{0};
 // by it before it detaches. Workers read it to find calls without scanning every slot.
 std::atomic<uint64_t> g_open{0};
 
-// The size asked for by the grants (request_size), 0 = the budget. Relaxed: a hint consumed by
-// the next top-level call.
-std::atomic<size_t> g_target{0};
-// The run-time cap (poolshim_set_budget), 0 = none. Relaxed, read at each top-level call.
-std::atomic<size_t> g_cap{0};
+// How wide a call may be is the size policy's (size.h); the scheduler only asks.
+using size_policy::budget_in_force;
+using size_policy::call_width;
 
 // Per-thread state. t_task_depth > 0 while the thread runs items (nested calls go inline); set
-// once per run of items, not per item. t_read_width is this thread's last width() read, which
-// bounds its next top-level call (pool.h).
+// once per run of items, not per item.
 POOLSHIM_FAST_TLS thread_local unsigned t_task_depth = 0;
 POOLSHIM_FAST_TLS thread_local bool t_in_call = false;  // a top-level caller, for fork
-POOLSHIM_FAST_TLS thread_local size_t t_read_width = 0;  // 0 = no read pending
 // The slot a worker holds a reference on (kSlots = none): a fork() from inside a worker's task
 // must leave that reference counted in the child, or the worker's release would underflow it.
 POOLSHIM_FAST_TLS thread_local size_t t_ref_slot = kSlots;
 
-size_t computed_budget() { return budget::current().threads; }
-
-size_t budget_in_force() {
-  size_t b = computed_budget();
-  size_t cap = g_cap.load(std::memory_order_relaxed);
-  return cap != 0 && cap < b ? cap : b;
-}
-
-size_t current_size() {
-  if (workers::failure() != nullptr) return 1;  // degraded: every call runs on its caller
-  size_t b = budget_in_force();
-  size_t t = g_target.load(std::memory_order_relaxed);
-  return t == 0 || t > b ? b : t;
-}
-
 // Flush-to-zero + denormals-are-zero for a worker's share of a call that asks for it (the
 // caller's own thread is handled by the surface, which also covers the serial path).
-class Denormals {
- public:
-  explicit Denormals(uint32_t flags) : active_((flags & kFlagDisableDenormals) != 0) {
-#if defined(__x86_64__) || defined(__i386__)
-    if (active_) {
-      saved_ = _mm_getcsr();
-      _mm_setcsr(saved_ | 0x8040u);  // FTZ (bit 15) | DAZ (bit 6)
-    }
-#elif defined(__aarch64__)
-    if (active_) {
-      __asm__ __volatile__("mrs %0, fpcr" : "=r"(saved_));
-      uint64_t v = saved_ | (1ull << 24) | (1ull << 19);  // FZ | FZ16
-      __asm__ __volatile__("msr fpcr, %0" : : "r"(v));
-    }
-#endif
-  }
-  ~Denormals() {
-#if defined(__x86_64__) || defined(__i386__)
-    if (active_) _mm_setcsr(static_cast<unsigned>(saved_));
-#elif defined(__aarch64__)
-    if (active_) __asm__ __volatile__("msr fpcr, %0" : : "r"(saved_));
-#endif
-  }
-  Denormals(const Denormals&) = delete;
-  Denormals& operator=(const Denormals&) = delete;
-
- private:
-  bool active_;
-  uint64_t saved_ = 0;
+struct Denormals : base::DenormalsFlushed {
+  explicit Denormals(uint32_t flags) : DenormalsFlushed((flags & kFlagDisableDenormals) != 0) {}
 };
 
 struct TaskScope {  // marks the thread as inside a task, also across an unwinding task
@@ -209,20 +159,6 @@ size_t acquire_slot() {
 }
 
 void release_slot(size_t s) { g_owned.fetch_and(~(uint64_t{1} << s), std::memory_order_release); }
-
-// The width of a top-level call with this limit, bounded by this thread's last width() read
-// (pool.h): legacy code sizes per-thread buffers by the width it read, and a resize, a cap or a
-// handle's new thread count may land between that read and the call. Consumes the read, so it
-// bounds one call only.
-size_t call_width(size_t max_threads) {
-  size_t w = current_size();
-  if (max_threads != 0 && max_threads < w) w = max_threads;
-  if (t_read_width != 0) {
-    if (t_read_width < w) w = t_read_width;
-    t_read_width = 0;
-  }
-  return w == 0 ? 1 : w;
-}
 
 void run_serial(size_t range, RangeFn fn, void* ctx, size_t offset) {
   TaskScope scope;
@@ -358,37 +294,9 @@ void run(size_t range, TaskFn fn, void* ctx, size_t max_threads, uint32_t flags)
       &p, max_threads, flags);
 }
 
-size_t width(size_t max_threads) {
-  size_t w = current_size();
-  if (max_threads != 0 && max_threads < w) w = max_threads;
-  if (w == 0) w = 1;
-  if (t_task_depth == 0) t_read_width = w;
-  return w;
-}
-
-size_t pool_size() { return current_size(); }
-
 bool started() { return workers::count() > 0; }
 
 bool in_task() { return t_task_depth > 0; }
-
-void request_size(size_t threads) {
-  g_target.store(threads, std::memory_order_relaxed);
-}
-
-size_t set_cap(size_t threads) {
-  g_cap.store(threads, std::memory_order_relaxed);
-  size_t b = budget_in_force();
-  busy::set_limit(b);
-  if (threads != 0) POOLSHIM_LOG(info, "budget capped at %zu (computed %zu): %zu in force", threads,
-                                 computed_budget(), b);
-  else POOLSHIM_LOG(info, "budget cap removed: %zu in force", b);
-  return b;
-}
-
-size_t cap() { return g_cap.load(std::memory_order_relaxed); }
-
-size_t budget() { return budget_in_force(); }
 
 const char* degraded_reason() { return workers::failure(); }
 

@@ -6,7 +6,7 @@
 #include "abi/executorch/forward.h"
 #include "abi/pthreadpool/handle.h"
 #include "abi/pthreadpool/passthrough.h"
-#include "core/grants.h"
+#include "core/size.h"
 #include "core/pool.h"
 #include "diag/caller.h"
 #include "reach/registry.h"
@@ -19,7 +19,7 @@ namespace {
 // waits for a lock while holding one that the lock's current holder needs.
 //  - the ExecuTorch forwarding cache: its holder reads the module registry (reach/) and logs;
 //  - the handle table: its holder takes nothing else (create/destroy call grants after unlocking);
-//  - grants: its holder calls core::request_size() (the pool);
+//  - the size requests (grants): its holder calls core::request_size(), lock-free;
 //  - the pool: its hooks are the scheduler's (core/pool.cpp); they must not wait for tasks, since
 //    no lock of the shim is held while a task runs (pool.h) and tasks may call any surface;
 //  - the registry, the caller cache, the passthrough table: leaves (their holders take nothing).
@@ -35,7 +35,7 @@ namespace {
 const ForkParticipant kParticipants[] = {
     {"abi/executorch/forward.cpp", abi::forward_atfork_prepare, abi::forward_atfork_parent, abi::forward_atfork_child},
     {"abi/pthreadpool/handle.cpp", abi::ptp::handles_atfork_prepare, abi::ptp::handles_atfork_parent, abi::ptp::handles_atfork_child},
-    {"core/grants.cpp", core::grants_atfork_prepare, core::grants_atfork_parent, core::grants_atfork_child},
+    {"core/size.cpp", core::grants_atfork_prepare, core::grants_atfork_parent, core::grants_atfork_child},
     {"core/pool.cpp", core::pool_atfork_prepare, core::pool_atfork_parent, core::pool_atfork_child},
     {"reach/registry.cpp", reach::registry_atfork_prepare, reach::registry_atfork_parent, reach::registry_atfork_child},
     {"diag/caller.cpp", diag::caller_atfork_prepare, diag::caller_atfork_parent, diag::caller_atfork_child},

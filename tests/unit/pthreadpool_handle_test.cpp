@@ -14,7 +14,7 @@
 #endif
 
 #include "abi/pthreadpool/handle.h"
-#include "core/grants.h"
+#include "core/size.h"
 #include "pthreadpool_testing.h"
 
 using namespace ptp_test;

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "abi/pthreadpool/handle.h"
-#include "core/grants.h"
+#include "core/size.h"
 #include "pthreadpool_testing.h"
 
 using namespace ptp_test;

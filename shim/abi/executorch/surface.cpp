@@ -13,7 +13,7 @@
 
 
 #include "abi/executorch/forward.h"
-#include "core/grants.h"
+#include "core/size.h"
 #include "core/pool.h"
 #include "diag/caller.h"
 #include "diag/log.h"

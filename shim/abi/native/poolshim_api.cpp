@@ -5,7 +5,7 @@
 
 #include "budget/budget.h"
 #include "budget/group.h"
-#include "core/grants.h"
+#include "core/size.h"
 #include "core/pool.h"
 #include "config/options.h"
 

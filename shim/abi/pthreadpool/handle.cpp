@@ -9,7 +9,7 @@
 #include <new>
 
 #include "budget/budget.h"
-#include "core/grants.h"
+#include "core/size.h"
 #include "diag/log.h"
 
 namespace poolshim::abi::ptp {

@@ -25,7 +25,7 @@ struct Handle {
   // the address makes a stale copy of the bytes elsewhere (e.g. a foreign pool struct that
   // happens to start with our constant) fail the check. Written by create/destroy only.
   std::atomic<uint64_t> magic;
-  size_t request_id;        // core/grants.h request; 0 = none (executor handles)
+  size_t request_id;        // core/size.h request; 0 = none (executor handles)
   size_t requested;         // n as passed to create (0 = whole budget)
   size_t max_threads;       // the count at creation: the most set_threads_count can restore
   // Threads calls through this handle may use (the grant, or what set_threads_count chose).

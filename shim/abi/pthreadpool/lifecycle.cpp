@@ -12,7 +12,7 @@
 #include "abi/pthreadpool/passthrough.h"
 #include "abi/pthreadpool/run.h"
 #include "base/text.h"
-#include "core/grants.h"
+#include "core/size.h"
 #include "diag/caller.h"
 #include "diag/log.h"
 #include "report/report.h"
@@ -71,8 +71,8 @@ pthreadpool_t create_on_shared_pool(size_t threads_count, const void* caller) {
 extern "C" {
 
 pthreadpool_t pthreadpool_create(size_t threads_count) {
-  if (auto debian = pass::forward_target<pass::Fn::create>())
-    return debian(threads_count);
+  if (auto library_fn = pass::forward_target<pass::Fn::create>())
+    return library_fn(threads_count);
   return create_on_shared_pool(threads_count, __builtin_return_address(0));
 }
 
@@ -97,8 +97,8 @@ pthreadpool_t pthreadpool_create_v2(pthreadpool_executor* executor, void* execut
 }
 
 size_t pthreadpool_get_threads_count(pthreadpool_t pool) {
-  if (auto debian = pass::forward_target<pass::Fn::get_threads_count>())
-    return debian(pool);
+  if (auto library_fn = pass::forward_target<pass::Fn::get_threads_count>())
+    return library_fn(pool);
   // The width a call on this handle may use now (the grant, narrowed by the pool's size or cap):
   // clients size per-thread buffers by it, and the core bounds this thread's next call by it.
   return width(resolve(pool, "pthreadpool_get_threads_count"));
@@ -153,8 +153,8 @@ bool pthreadpool_update_executor(pthreadpool_t pool, pthreadpool_executor* execu
 }
 
 void pthreadpool_destroy(pthreadpool_t pool) {
-  if (auto debian = pass::forward_target<pass::Fn::destroy>())
-    return debian(pool);
+  if (auto library_fn = pass::forward_target<pass::Fn::destroy>())
+    return library_fn(pool);
   (void)destroy(pool);
 }
 

@@ -1,48 +1,10 @@
-// run_ranges()/width() on a resolved pthreadpool target, and the denormals guard.
+// run_ranges()/width() on a resolved pthreadpool target.
 #include "abi/pthreadpool/run.h"
 
 #include "abi/pthreadpool/grid.h"
 #include "diag/log.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
-#endif
-
 namespace poolshim::abi::ptp {
-
-// Flush-to-zero + denormals-are-zero. Upstream pthreadpool does the same on the caller before a
-// serial loop and on every worker; the engine takes care of its workers, we of the caller.
-#if defined(__x86_64__) || defined(__i386__)
-namespace {
-constexpr uint32_t kMxcsrFtzDaz = 0x8040;  // FTZ (bit 15) | DAZ (bit 6)
-}
-DenormalsGuard::DenormalsGuard(uint32_t flags)
-    : active_((flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS) != 0), saved_(0) {
-  if (!active_) return;
-  saved_ = _mm_getcsr();
-  _mm_setcsr(static_cast<unsigned>(saved_) | kMxcsrFtzDaz);
-}
-DenormalsGuard::~DenormalsGuard() {
-  if (active_) _mm_setcsr(static_cast<unsigned>(saved_));
-}
-#elif defined(__aarch64__)
-namespace {
-constexpr uint64_t kFpcrFzFz16 = (1ull << 24) | (1ull << 19);  // FZ | FZ16
-}
-DenormalsGuard::DenormalsGuard(uint32_t flags)
-    : active_((flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS) != 0), saved_(0) {
-  if (!active_) return;
-  __asm__ __volatile__("mrs %0, fpcr" : "=r"(saved_));
-  uint64_t v = saved_ | kFpcrFzFz16;
-  __asm__ __volatile__("msr fpcr, %0" : : "r"(v));
-}
-DenormalsGuard::~DenormalsGuard() {
-  if (active_) __asm__ __volatile__("msr fpcr, %0" : : "r"(saved_));
-}
-#else
-DenormalsGuard::DenormalsGuard(uint32_t flags) : active_(false), saved_(0) { (void)flags; }
-DenormalsGuard::~DenormalsGuard() {}
-#endif
 
 size_t width(const Target& t) {
   switch (t.kind) {

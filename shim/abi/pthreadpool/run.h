@@ -7,7 +7,9 @@
 #include <cstdint>
 
 #include "abi/pthreadpool/handle.h"
+#include "base/fp_mode.h"
 #include "core/pool.h"
+#include "core/size.h"
 
 namespace poolshim::abi::ptp {
 
@@ -37,18 +39,17 @@ size_t executor_width(Handle* h);
 // True while the calling thread runs an item of an executor call (nested calls go inline).
 bool in_executor_task();
 
-// Saves the floating-point control state and flushes denormals to zero while alive, when
-// flags asks for it (PTHREADPOOL_FLAG_DISABLE_DENORMALS); otherwise does nothing.
-class DenormalsGuard {
- public:
-  explicit DenormalsGuard(uint32_t flags);
-  ~DenormalsGuard();
-  DenormalsGuard(const DenormalsGuard&) = delete;
-  DenormalsGuard& operator=(const DenormalsGuard&) = delete;
-
- private:
-  bool active_;
-  uint64_t saved_;
+// Flushes denormals to zero while alive when flags asks for it (PTHREADPOOL_FLAG_DISABLE_DENORMALS),
+// the caller's floating-point mode restored after (base/fp_mode.h); otherwise does nothing.
+struct DenormalsGuard : base::DenormalsFlushed {
+  explicit DenormalsGuard(uint32_t flags)
+      : DenormalsFlushed((flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS) != 0) {}
 };
+
+// The pthreadpool flags go to core::run_ranges() as they are: the core's flags have the same bits.
+static_assert(core::kFlagDisableDenormals == PTHREADPOOL_FLAG_DISABLE_DENORMALS,
+              "core/pool.h's kFlagDisableDenormals must be PTHREADPOOL_FLAG_DISABLE_DENORMALS");
+static_assert(core::kFlagYieldWorkers == PTHREADPOOL_FLAG_YIELD_WORKERS,
+              "core/pool.h's kFlagYieldWorkers must be PTHREADPOOL_FLAG_YIELD_WORKERS");
 
 }  // namespace poolshim::abi::ptp

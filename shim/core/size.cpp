@@ -1,5 +1,6 @@
-// Size negotiation (see grants.h). Not on any hot path: a mutex and a small table suffice.
-#include "core/grants.h"
+// The size policy (see size.h): the grants (a mutex and a small table: never on a hot path),
+// then the pool's size, the cap and the width of a call.
+#include "core/size.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "budget/budget.h"
+#include "core/busy.h"
 #include "core/pool.h"
 #include "diag/log.h"
 
@@ -19,7 +21,7 @@ struct Request {
   size_t threads;     // as asked; 0 = whole budget
 };
 
-// Enrolled in lifecycle/fork.cpp (taken before fork, re-initialised in the child).
+// Enrolled in lifecycle/fork.cpp (taken before fork, unlocked in the child).
 pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 void lock() { pthread_mutex_lock(&g_mutex); }
@@ -129,5 +131,45 @@ size_t live_requests() {
   pthread_mutex_unlock(&g_mutex);
   return n;
 }
+
+// --- The pool's size, the cap, the budget in force, the width of a call (size.h) ---
+
+namespace size_policy {
+std::atomic<size_t> g_target{0};
+std::atomic<size_t> g_cap{0};
+__thread size_t t_read_width = 0;
+}  // namespace size_policy
+
+using size_policy::budget_in_force;
+using size_policy::computed_budget;
+using size_policy::current_size;
+
+size_t width(size_t max_threads) {
+  size_t w = current_size();
+  if (max_threads != 0 && max_threads < w) w = max_threads;
+  if (w == 0) w = 1;
+  if (!in_task()) size_policy::t_read_width = w;
+  return w;
+}
+
+size_t pool_size() { return current_size(); }
+
+void request_size(size_t threads) {
+  size_policy::g_target.store(threads, std::memory_order_relaxed);
+}
+
+size_t set_cap(size_t threads) {
+  size_policy::g_cap.store(threads, std::memory_order_relaxed);
+  size_t b = budget_in_force();
+  busy::set_limit(b);
+  if (threads != 0) POOLSHIM_LOG(info, "budget capped at %zu (computed %zu): %zu in force", threads,
+                                 computed_budget(), b);
+  else POOLSHIM_LOG(info, "budget cap removed: %zu in force", b);
+  return b;
+}
+
+size_t cap() { return size_policy::g_cap.load(std::memory_order_relaxed); }
+
+size_t budget() { return budget_in_force(); }
 
 }  // namespace poolshim::core
