@@ -57,8 +57,8 @@ extern "C" {
 
 void pthreadpool_parallelize_1d(pthreadpool_t pool, pthreadpool_task_1d_t fn, void* context,
                                 size_t range, uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_1d>())
-    return debian(pool, fn, context, range, flags);
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_1d>())
+    return library_fn(pool, fn, context, range, flags);
   Plain<pthreadpool_task_1d_t> c{fn, context, 0};
   run_ranges(resolve(pool, "pthreadpool_parallelize_1d"), range, run_1d, &c, flags);
 }
@@ -76,8 +76,8 @@ void pthreadpool_parallelize_1d_with_uarch(pthreadpool_t pool, pthreadpool_task_
                                            void* context, uint32_t default_uarch_index,
                                            uint32_t max_uarch_index, size_t range,
                                            uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_1d_with_uarch>())
-    return debian(pool, fn, context, default_uarch_index, max_uarch_index, range, flags);
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_1d_with_uarch>())
+    return library_fn(pool, fn, context, default_uarch_index, max_uarch_index, range, flags);
   Plain<pthreadpool_task_1d_with_id_t> c{fn, context, default_uarch_index};
   run_ranges(resolve(pool, "pthreadpool_parallelize_1d_with_uarch"), range, run_1d_with_uarch, &c,
       flags);
@@ -86,8 +86,8 @@ void pthreadpool_parallelize_1d_with_uarch(pthreadpool_t pool, pthreadpool_task_
 void pthreadpool_parallelize_1d_tile_1d(pthreadpool_t pool, pthreadpool_task_1d_tile_1d_t fn,
                                         void* context, size_t range, size_t tile,
                                         uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_1d_tile_1d>())
-    return debian(pool, fn, context, range, tile, flags);
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_1d_tile_1d>())
+    return library_fn(pool, fn, context, range, tile, flags);
   grid::run_tiles<1, 0x1>(pool, "pthreadpool_parallelize_1d_tile_1d", {range}, {tile}, flags,
                      [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], n[0]); });
 }

@@ -13,8 +13,8 @@ extern "C" {
 
 void pthreadpool_parallelize_2d(pthreadpool_t pool, pthreadpool_task_2d_t fn, void* context,
                                 size_t range_i, size_t range_j, uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_2d>())
-    return debian(pool, fn, context, range_i, range_j, flags);
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_2d>())
+    return library_fn(pool, fn, context, range_i, range_j, flags);
   grid::run_tiles<2, 0x0>(pool, "pthreadpool_parallelize_2d", {range_i, range_j}, {1, 1}, flags,
                      [=](size_t, const size_t* s, const size_t*) { fn(context, s[0], s[1]); });
 }
@@ -31,8 +31,8 @@ void pthreadpool_parallelize_2d_with_thread(pthreadpool_t pool,
 void pthreadpool_parallelize_2d_tile_1d(pthreadpool_t pool, pthreadpool_task_2d_tile_1d_t fn,
                                         void* context, size_t range_i, size_t range_j,
                                         size_t tile_j, uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_2d_tile_1d>())
-    return debian(pool, fn, context, range_i, range_j, tile_j, flags);
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_2d_tile_1d>())
+    return library_fn(pool, fn, context, range_i, range_j, tile_j, flags);
   grid::run_tiles<2, 0x2>(pool, "pthreadpool_parallelize_2d_tile_1d", {range_i, range_j}, {1, tile_j},
                      flags, [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, s[0], s[1], n[1]);
@@ -106,8 +106,8 @@ void pthreadpool_parallelize_2d_tile_1d_dynamic_with_uarch_with_thread(
 void pthreadpool_parallelize_2d_tile_2d(pthreadpool_t pool, pthreadpool_task_2d_tile_2d_t fn,
                                         void* context, size_t range_i, size_t range_j,
                                         size_t tile_i, size_t tile_j, uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_2d_tile_2d>())
-    return debian(pool, fn, context, range_i, range_j, tile_i, tile_j, flags);
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_2d_tile_2d>())
+    return library_fn(pool, fn, context, range_i, range_j, tile_i, tile_j, flags);
   grid::run_tiles<2, 0x3>(pool, "pthreadpool_parallelize_2d_tile_2d", {range_i, range_j},
                      {tile_i, tile_j}, flags, [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, s[0], s[1], n[0], n[1]);
@@ -156,8 +156,8 @@ void pthreadpool_parallelize_2d_tile_2d_with_uarch(pthreadpool_t pool,
                                                    uint32_t max_uarch_index, size_t range_i,
                                                    size_t range_j, size_t tile_i, size_t tile_j,
                                                    uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_2d_tile_2d_with_uarch>())
-    return debian(pool, fn, context, default_uarch_index, max_uarch_index, range_i, range_j, tile_i,
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_2d_tile_2d_with_uarch>())
+    return library_fn(pool, fn, context, default_uarch_index, max_uarch_index, range_i, range_j, tile_i,
                   tile_j, flags);
   grid::run_tiles<2, 0x3>(pool, "pthreadpool_parallelize_2d_tile_2d_with_uarch", {range_i, range_j},
                      {tile_i, tile_j}, flags, [=](size_t, const size_t* s, const size_t* n) {

@@ -11,8 +11,8 @@ extern "C" {
 
 void pthreadpool_parallelize_3d(pthreadpool_t pool, pthreadpool_task_3d_t fn, void* context,
                                 size_t range_i, size_t range_j, size_t range_k, uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_3d>())
-    return debian(pool, fn, context, range_i, range_j, range_k, flags);
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_3d>())
+    return library_fn(pool, fn, context, range_i, range_j, range_k, flags);
   grid::run_tiles<3, 0x0>(pool, "pthreadpool_parallelize_3d", {range_i, range_j, range_k}, {1, 1, 1},
                      flags, [=](size_t, const size_t* s, const size_t*) {
                        fn(context, s[0], s[1], s[2]);
@@ -22,8 +22,8 @@ void pthreadpool_parallelize_3d(pthreadpool_t pool, pthreadpool_task_3d_t fn, vo
 void pthreadpool_parallelize_3d_tile_1d(pthreadpool_t pool, pthreadpool_task_3d_tile_1d_t fn,
                                         void* context, size_t range_i, size_t range_j,
                                         size_t range_k, size_t tile_k, uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_3d_tile_1d>())
-    return debian(pool, fn, context, range_i, range_j, range_k, tile_k, flags);
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_3d_tile_1d>())
+    return library_fn(pool, fn, context, range_i, range_j, range_k, tile_k, flags);
   grid::run_tiles<3, 0x4>(pool, "pthreadpool_parallelize_3d_tile_1d", {range_i, range_j, range_k},
                      {1, 1, tile_k}, flags, [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, s[0], s[1], s[2], n[2]);
@@ -113,8 +113,8 @@ void pthreadpool_parallelize_3d_tile_2d(pthreadpool_t pool, pthreadpool_task_3d_
                                         void* context, size_t range_i, size_t range_j,
                                         size_t range_k, size_t tile_j, size_t tile_k,
                                         uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_3d_tile_2d>())
-    return debian(pool, fn, context, range_i, range_j, range_k, tile_j, tile_k, flags);
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_3d_tile_2d>())
+    return library_fn(pool, fn, context, range_i, range_j, range_k, tile_j, tile_k, flags);
   grid::run_tiles<3, 0x6>(pool, "pthreadpool_parallelize_3d_tile_2d", {range_i, range_j, range_k},
                      {1, tile_j, tile_k}, flags, [=](size_t, const size_t* s, const size_t* n) {
                        fn(context, s[0], s[1], s[2], n[1], n[2]);
@@ -166,8 +166,8 @@ void pthreadpool_parallelize_3d_tile_2d_with_uarch(pthreadpool_t pool,
                                                    uint32_t max_uarch_index, size_t range_i,
                                                    size_t range_j, size_t range_k, size_t tile_j,
                                                    size_t tile_k, uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_3d_tile_2d_with_uarch>())
-    return debian(pool, fn, context, default_uarch_index, max_uarch_index, range_i, range_j,
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_3d_tile_2d_with_uarch>())
+    return library_fn(pool, fn, context, default_uarch_index, max_uarch_index, range_i, range_j,
                   range_k, tile_j, tile_k, flags);
   grid::run_tiles<3, 0x6>(pool, "pthreadpool_parallelize_3d_tile_2d_with_uarch",
                      {range_i, range_j, range_k}, {1, tile_j, tile_k}, flags,

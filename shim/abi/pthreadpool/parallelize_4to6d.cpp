@@ -12,8 +12,8 @@ extern "C" {
 void pthreadpool_parallelize_4d(pthreadpool_t pool, pthreadpool_task_4d_t fn, void* context,
                                 size_t range_i, size_t range_j, size_t range_k, size_t range_l,
                                 uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_4d>())
-    return debian(pool, fn, context, range_i, range_j, range_k, range_l, flags);
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_4d>())
+    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, flags);
   grid::run_tiles<4, 0x0>(pool, "pthreadpool_parallelize_4d", {range_i, range_j, range_k, range_l},
                      {1, 1, 1, 1}, flags, [=](size_t, const size_t* s, const size_t*) {
                        fn(context, s[0], s[1], s[2], s[3]);
@@ -24,8 +24,8 @@ void pthreadpool_parallelize_4d_tile_1d(pthreadpool_t pool, pthreadpool_task_4d_
                                         void* context, size_t range_i, size_t range_j,
                                         size_t range_k, size_t range_l, size_t tile_l,
                                         uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_4d_tile_1d>())
-    return debian(pool, fn, context, range_i, range_j, range_k, range_l, tile_l, flags);
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_4d_tile_1d>())
+    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, tile_l, flags);
   grid::run_tiles<4, 0x8>(pool, "pthreadpool_parallelize_4d_tile_1d",
                      {range_i, range_j, range_k, range_l}, {1, 1, 1, tile_l}, flags,
                      [=](size_t, const size_t* s, const size_t* n) {
@@ -37,8 +37,8 @@ void pthreadpool_parallelize_4d_tile_2d(pthreadpool_t pool, pthreadpool_task_4d_
                                         void* context, size_t range_i, size_t range_j,
                                         size_t range_k, size_t range_l, size_t tile_k,
                                         size_t tile_l, uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_4d_tile_2d>())
-    return debian(pool, fn, context, range_i, range_j, range_k, range_l, tile_k, tile_l, flags);
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_4d_tile_2d>())
+    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, tile_k, tile_l, flags);
   grid::run_tiles<4, 0xc>(pool, "pthreadpool_parallelize_4d_tile_2d",
                      {range_i, range_j, range_k, range_l}, {1, 1, tile_k, tile_l}, flags,
                      [=](size_t, const size_t* s, const size_t* n) {
@@ -52,8 +52,8 @@ void pthreadpool_parallelize_4d_tile_2d_with_uarch(pthreadpool_t pool,
                                                    uint32_t max_uarch_index, size_t range_i,
                                                    size_t range_j, size_t range_k, size_t range_l,
                                                    size_t tile_k, size_t tile_l, uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_4d_tile_2d_with_uarch>())
-    return debian(pool, fn, context, default_uarch_index, max_uarch_index, range_i, range_j,
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_4d_tile_2d_with_uarch>())
+    return library_fn(pool, fn, context, default_uarch_index, max_uarch_index, range_i, range_j,
                   range_k, range_l, tile_k, tile_l, flags);
   grid::run_tiles<4, 0xc>(pool, "pthreadpool_parallelize_4d_tile_2d_with_uarch",
                      {range_i, range_j, range_k, range_l}, {1, 1, tile_k, tile_l}, flags,
@@ -91,8 +91,8 @@ void pthreadpool_parallelize_4d_tile_2d_dynamic_with_uarch(
 void pthreadpool_parallelize_5d(pthreadpool_t pool, pthreadpool_task_5d_t fn, void* context,
                                 size_t range_i, size_t range_j, size_t range_k, size_t range_l,
                                 size_t range_m, uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_5d>())
-    return debian(pool, fn, context, range_i, range_j, range_k, range_l, range_m, flags);
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_5d>())
+    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, flags);
   grid::run_tiles<5, 0x0>(pool, "pthreadpool_parallelize_5d",
                      {range_i, range_j, range_k, range_l, range_m}, {1, 1, 1, 1, 1}, flags,
                      [=](size_t, const size_t* s, const size_t*) {
@@ -104,8 +104,8 @@ void pthreadpool_parallelize_5d_tile_1d(pthreadpool_t pool, pthreadpool_task_5d_
                                         void* context, size_t range_i, size_t range_j,
                                         size_t range_k, size_t range_l, size_t range_m,
                                         size_t tile_m, uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_5d_tile_1d>())
-    return debian(pool, fn, context, range_i, range_j, range_k, range_l, range_m, tile_m, flags);
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_5d_tile_1d>())
+    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, tile_m, flags);
   grid::run_tiles<5, 0x10>(pool, "pthreadpool_parallelize_5d_tile_1d",
                      {range_i, range_j, range_k, range_l, range_m}, {1, 1, 1, 1, tile_m}, flags,
                      [=](size_t, const size_t* s, const size_t* n) {
@@ -117,8 +117,8 @@ void pthreadpool_parallelize_5d_tile_2d(pthreadpool_t pool, pthreadpool_task_5d_
                                         void* context, size_t range_i, size_t range_j,
                                         size_t range_k, size_t range_l, size_t range_m,
                                         size_t tile_l, size_t tile_m, uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_5d_tile_2d>())
-    return debian(pool, fn, context, range_i, range_j, range_k, range_l, range_m, tile_l, tile_m,
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_5d_tile_2d>())
+    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, tile_l, tile_m,
                   flags);
   grid::run_tiles<5, 0x18>(pool, "pthreadpool_parallelize_5d_tile_2d",
                      {range_i, range_j, range_k, range_l, range_m}, {1, 1, 1, tile_l, tile_m},
@@ -130,8 +130,8 @@ void pthreadpool_parallelize_5d_tile_2d(pthreadpool_t pool, pthreadpool_task_5d_
 void pthreadpool_parallelize_6d(pthreadpool_t pool, pthreadpool_task_6d_t fn, void* context,
                                 size_t range_i, size_t range_j, size_t range_k, size_t range_l,
                                 size_t range_m, size_t range_n, uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_6d>())
-    return debian(pool, fn, context, range_i, range_j, range_k, range_l, range_m, range_n, flags);
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_6d>())
+    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, range_n, flags);
   grid::run_tiles<6, 0x0>(pool, "pthreadpool_parallelize_6d",
                      {range_i, range_j, range_k, range_l, range_m, range_n}, {1, 1, 1, 1, 1, 1},
                      flags, [=](size_t, const size_t* s, const size_t*) {
@@ -143,8 +143,8 @@ void pthreadpool_parallelize_6d_tile_1d(pthreadpool_t pool, pthreadpool_task_6d_
                                         void* context, size_t range_i, size_t range_j,
                                         size_t range_k, size_t range_l, size_t range_m,
                                         size_t range_n, size_t tile_n, uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_6d_tile_1d>())
-    return debian(pool, fn, context, range_i, range_j, range_k, range_l, range_m, range_n, tile_n,
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_6d_tile_1d>())
+    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, range_n, tile_n,
                   flags);
   grid::run_tiles<6, 0x20>(pool, "pthreadpool_parallelize_6d_tile_1d",
                      {range_i, range_j, range_k, range_l, range_m, range_n},
@@ -158,8 +158,8 @@ void pthreadpool_parallelize_6d_tile_2d(pthreadpool_t pool, pthreadpool_task_6d_
                                         size_t range_k, size_t range_l, size_t range_m,
                                         size_t range_n, size_t tile_m, size_t tile_n,
                                         uint32_t flags) {
-  if (auto debian = pass::forward_target<pass::Fn::parallelize_6d_tile_2d>())
-    return debian(pool, fn, context, range_i, range_j, range_k, range_l, range_m, range_n, tile_m,
+  if (auto library_fn = pass::forward_target<pass::Fn::parallelize_6d_tile_2d>())
+    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, range_n, tile_m,
                   tile_n, flags);
   grid::run_tiles<6, 0x30>(pool, "pthreadpool_parallelize_6d_tile_2d",
                      {range_i, range_j, range_k, range_l, range_m, range_n},

@@ -23,7 +23,7 @@ constexpr const char* kSoname = "libpthreadpool.so.0";
 // Indexed by Fn.
 constexpr const char* kNames[] = {
 #define POOLSHIM_PTP_NAME(name) "pthreadpool_" #name,
-    POOLSHIM_PTP_DEBIAN_FUNCTIONS(POOLSHIM_PTP_NAME)
+    POOLSHIM_PTP_LIBRARY_FUNCTIONS(POOLSHIM_PTP_NAME)
 #undef POOLSHIM_PTP_NAME
 };
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Fn::count),

@@ -1,7 +1,8 @@
 // POOLSHIM_DISABLE=pthreadpool: every pthreadpool_* call is forwarded untouched to Debian's
 // libpthreadpool.so.0, opened privately (dlopen RTLD_LOCAL; docs/interposition.md). Debian's 2021
 // engine has 30 of the 58 functions; calls to the others run serially on the caller (logged once
-// per function at info).
+// per function at info). The library is the passthrough target: in the exported functions its
+// definition of a function is `library_fn`, and LibraryFn<f> is that definition's type.
 #pragma once
 
 #include "abi/pthreadpool/api.h"
@@ -9,9 +10,9 @@
 namespace poolshim::abi::ptp::passthrough {
 
 // The 30 functions of Debian's libpthreadpool0 (0.0~git20210507), as X(name) for
-// pthreadpool_<name>: the Fn enum, the names looked up and each one's type (Debian<f>) come from
+// pthreadpool_<name>: the Fn enum, the names looked up and each one's type (LibraryFn<f>) come from
 // this one list.
-#define POOLSHIM_PTP_DEBIAN_FUNCTIONS(X)                                                       \
+#define POOLSHIM_PTP_LIBRARY_FUNCTIONS(X)                                                      \
   X(create) X(destroy) X(get_threads_count)                                                   \
   X(parallelize_1d) X(parallelize_1d_with_uarch) X(parallelize_1d_tile_1d)                    \
   X(parallelize_2d) X(parallelize_2d_tile_1d) X(parallelize_2d_tile_2d)                       \
@@ -27,20 +28,20 @@ namespace poolshim::abi::ptp::passthrough {
 
 enum class Fn : unsigned {
 #define POOLSHIM_PTP_ENUM(name) name,
-  POOLSHIM_PTP_DEBIAN_FUNCTIONS(POOLSHIM_PTP_ENUM)
+  POOLSHIM_PTP_LIBRARY_FUNCTIONS(POOLSHIM_PTP_ENUM)
 #undef POOLSHIM_PTP_ENUM
   count
 };
 
-// Debian<f>::type: the C function type of pthreadpool_<f> (ours and Debian's are the same ABI).
+// LibraryFn<f>::type: the C function type of pthreadpool_<f> (ours and Debian's are the same ABI).
 template <Fn f>
-struct Debian;
+struct LibraryFn;
 #define POOLSHIM_PTP_TYPE(name)                 \
   template <>                                   \
-  struct Debian<Fn::name> {                     \
+  struct LibraryFn<Fn::name> {                  \
     using type = decltype(pthreadpool_##name);  \
   };
-POOLSHIM_PTP_DEBIAN_FUNCTIONS(POOLSHIM_PTP_TYPE)
+POOLSHIM_PTP_LIBRARY_FUNCTIONS(POOLSHIM_PTP_TYPE)
 #undef POOLSHIM_PTP_TYPE
 
 // True when the pthreadpool surface is disabled (read once from config::options()).
@@ -51,18 +52,18 @@ void* symbol(Fn f);
 
 // Debian's definition of f, typed, or nullptr when the library or the symbol is missing.
 template <Fn f>
-inline typename Debian<f>::type* definition() {
-  return reinterpret_cast<typename Debian<f>::type*>(symbol(f));
+inline typename LibraryFn<f>::type* definition() {
+  return reinterpret_cast<typename LibraryFn<f>::type*>(symbol(f));
 }
 
 // In an exported function: Debian's definition of f when the surface is disabled and Debian has
 // it; the function then returns what that gives for its own arguments. nullptr otherwise: the
 // shim serves the call.
 //
-//   if (auto debian = pass::forward_target<pass::Fn::parallelize_1d>())
-//     return debian(pool, fn, context, range, flags);
+//   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_1d>())
+//     return library_fn(pool, fn, context, range, flags);
 template <Fn f>
-inline typename Debian<f>::type* forward_target() {
+inline typename LibraryFn<f>::type* forward_target() {
   return active() ? definition<f>() : nullptr;
 }
 
