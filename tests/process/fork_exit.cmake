@@ -13,15 +13,22 @@ set(_fe_shim $<TARGET_FILE:poolshim>)
 set(_fe_lib ${PROJECT_BINARY_DIR}/lib)
 set(_fe_env --preload ${_fe_shim} --env POOLSHIM_NUM_THREADS=2)
 
+# poolshim_fork_exit_test(<name> [WITHOUT_SHIM] [TIMEOUT s] DRIVER ... COMMAND ...): labels
+# process;fork, and tsan (ThreadSanitizer runs it) unless it is a control run WITHOUT_SHIM (the
+# fixtures' own pools on Debian's uninstrumented libpthreadpool, whose races are not ours).
 function(poolshim_fork_exit_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "DRIVER;COMMAND" ${ARGN})
+  cmake_parse_arguments(ARG "WITHOUT_SHIM" "TIMEOUT" "DRIVER;COMMAND" ${ARGN})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 60)
   endif()
   add_test(NAME process.fork_exit.${name}
     COMMAND ${Python3_EXECUTABLE} ${_fe_driver} --timeout ${ARG_TIMEOUT} ${ARG_DRIVER} -- ${ARG_COMMAND})
   math(EXPR _t "${ARG_TIMEOUT} + 30")
-  set_tests_properties(process.fork_exit.${name} PROPERTIES TIMEOUT ${_t} LABELS "process;fork")
+  set(_labels process fork)
+  if(NOT ARG_WITHOUT_SHIM)
+    list(APPEND _labels tsan)
+  endif()
+  set_tests_properties(process.fork_exit.${name} PROPERTIES TIMEOUT ${_t} LABELS "${_labels}")
 endfunction()
 
 # 100 rounds of fork after use, one test per surface the parent used; every child uses every
@@ -77,14 +84,14 @@ foreach(_case without_shim preload preload_disable_executorch)
   set(_rounds 100)
   if(_case STREQUAL without_shim)
     set(_rounds 40)  # the legacy pools start and join their threads every round: slower
-    set(_drv --env POOLSHIM_NUM_THREADS=2)
+    set(_drv WITHOUT_SHIM DRIVER --env POOLSHIM_NUM_THREADS=2)
   elseif(_case STREQUAL preload)
-    set(_drv ${_fe_env})
+    set(_drv DRIVER ${_fe_env})
   else()
-    set(_drv ${_fe_env} --env POOLSHIM_DISABLE=executorch)
+    set(_drv DRIVER ${_fe_env} --env POOLSHIM_DISABLE=executorch)
   endif()
   poolshim_fork_exit_test(unload_reload_same_base_${_case}
-    DRIVER ${_drv} --expect rounds=${_rounds} --expect wrong=0
+    ${_drv} --expect rounds=${_rounds} --expect wrong=0
     COMMAND $<TARGET_FILE:lifetime_host> ${_rounds} ${_dir} ${_fe_lt})
 endforeach()
 
