@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages poolshim needs, only those that are missing.
-# Usage: scripts/deps.sh [build] [test] [bench] [torch] [fuzz]   (default: build test)
+# Usage: scripts/deps.sh [build] [test] [bench] [torch] [fuzz] [format]   (default: build test)
 # Runs `apt-get update` at most once per call, and only when something is missing.
 set -euo pipefail
 
@@ -15,7 +15,8 @@ for g in "${groups[@]}"; do
     bench) pkgs+=(libbenchmark-dev gnuplot-nox hyperfine) ;;
     torch) pkgs+=(python3-torch) ;;
     fuzz)  pkgs+=(clang libclang-rt-14-dev) ;;  # libFuzzer and the sanitizer runtimes (scripts/fuzz.sh)
-    *) echo "deps.sh: unknown group '$g' (build, test, bench, torch, fuzz)" >&2; exit 2 ;;
+    format) pkgs+=(clang-format) ;;  # scripts/format.sh
+    *) echo "deps.sh: unknown group '$g' (build, test, bench, torch, fuzz, format)" >&2; exit 2 ;;
   esac
 done
 
