@@ -8,10 +8,11 @@
 
 namespace poolshim::cli {
 
-// Exit statuses shared by every subcommand (documented in docs/poolshim-command.md and poolshim(1)).
+// Exit statuses shared by every subcommand (documented in docs/poolshim-command.md and
+// poolshim(1)).
 constexpr int kExitOk = 0;
-constexpr int kExitFindings = 1;   // audit: some pool copy is unreachable
-constexpr int kExitUsage = 2;      // bad arguments, unreadable input, incomplete scan, no library
+constexpr int kExitFindings = 1;  // audit: some pool copy is unreachable
+constexpr int kExitUsage = 2;     // bad arguments, unreadable input, incomplete scan, no library
 constexpr int kExitExecFailed = 127;
 
 int run_main(int argc, char** argv);    // poolshim run [--threads N] [--log LEVEL] -- CMD ARGS...

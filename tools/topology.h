@@ -6,8 +6,8 @@
 // Why dlopen(RTLD_LOCAL) and never a link: a preloaded library's DT_NEEDED dependencies join the
 // global scope, so a linked libcpuinfo would interpose the private cpuinfo copies that legacy
 // modules (XNNPACK, libtorch) carry, with a different version and struct layout
-// (docs/interposition.md). Opened RTLD_LOCAL and used through dlsym on our own handle, its symbols stay out of
-// everybody else's lookups.
+// (docs/interposition.md). Opened RTLD_LOCAL and used through dlsym on our own handle, its symbols
+// stay out of everybody else's lookups.
 //
 // Only for that report: cpuinfo_initialize parses much of /proc and /sys, outside our sysfs seam.
 #pragma once
@@ -19,8 +19,8 @@ struct Topology {
   size_t packages = 0;
   size_t cores = 0;
   size_t logical = 0;
-  bool available = false;   // false: the counts are 0 and detail says why
-  char detail[128] = "";    // e.g. "cpuinfo: 1 package, 2 cores, 2 logical CPUs"
+  bool available = false;  // false: the counts are 0 and detail says why
+  char detail[128] = "";   // e.g. "cpuinfo: 1 package, 2 cores, 2 logical CPUs"
 };
 
 // The topology, probed once (thread-safe) with libcpuinfo.so.0.

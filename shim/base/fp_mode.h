@@ -39,7 +39,7 @@ class DenormalsFlushed {
   DenormalsFlushed& operator=(const DenormalsFlushed&) = delete;
 
  private:
-  static constexpr unsigned kMxcsrFtzDaz = 0x8040u;                  // FTZ (bit 15) | DAZ (bit 6)
+  static constexpr unsigned kMxcsrFtzDaz = 0x8040u;  // FTZ (bit 15) | DAZ (bit 6)
   static constexpr uint64_t kFpcrFzFz16 = (1ull << 24) | (1ull << 19);  // FZ | FZ16
   bool active_;
   uint64_t saved_ = 0;

@@ -77,7 +77,8 @@ __attribute__((visibility("hidden"))) extern std::atomic<size_t> g_target;
 __attribute__((visibility("hidden"))) extern std::atomic<size_t> g_cap;
 // This thread's last width() read outside a task, 0 = none pending; consumed by its next
 // top-level call. __thread, not thread_local: no dynamic initialisation, so no TLS wrapper.
-extern __thread size_t t_read_width __attribute__((tls_model("initial-exec"), visibility("hidden")));
+extern __thread size_t t_read_width
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 inline size_t computed_budget() { return budget::current().threads; }
 

@@ -33,15 +33,24 @@ namespace {
 //  - pthread_once controls (options, log sink, engine, passthrough, ExecuTorch negotiation):
 //    glibc restarts a once routine that a fork interrupted.
 const ForkParticipant kParticipants[] = {
-    {"abi/executorch/forward.cpp", abi::forward_atfork_prepare, abi::forward_atfork_parent, abi::forward_atfork_child},
-    {"abi/pthreadpool/handle.cpp", abi::ptp::handles_atfork_prepare, abi::ptp::handles_atfork_parent, abi::ptp::handles_atfork_child},
-    {"core/size.cpp", core::grants_atfork_prepare, core::grants_atfork_parent, core::grants_atfork_child},
+    {"abi/executorch/forward.cpp", abi::forward_atfork_prepare, abi::forward_atfork_parent,
+     abi::forward_atfork_child},
+    {"abi/pthreadpool/handle.cpp", abi::ptp::handles_atfork_prepare,
+     abi::ptp::handles_atfork_parent, abi::ptp::handles_atfork_child},
+    {"core/size.cpp", core::grants_atfork_prepare, core::grants_atfork_parent,
+     core::grants_atfork_child},
     {"core/pool.cpp", core::pool_atfork_prepare, core::pool_atfork_parent, core::pool_atfork_child},
-    {"reach/registry.cpp", reach::registry_atfork_prepare, reach::registry_atfork_parent, reach::registry_atfork_child},
-    {"diag/caller.cpp", diag::caller_atfork_prepare, diag::caller_atfork_parent, diag::caller_atfork_child},
-    {"abi/pthreadpool/passthrough.cpp", abi::ptp::passthrough::passthrough_atfork_prepare, abi::ptp::passthrough::passthrough_atfork_parent, abi::ptp::passthrough::passthrough_atfork_child},
-    {"abi/pthreadpool/executor.cpp", nullptr, nullptr, nullptr},  // see above: handle table's child hook
-    {"core/workers.cpp", nullptr, nullptr, nullptr},  // through core/pool.cpp's hooks (workers::atfork_*)
+    {"reach/registry.cpp", reach::registry_atfork_prepare, reach::registry_atfork_parent,
+     reach::registry_atfork_child},
+    {"diag/caller.cpp", diag::caller_atfork_prepare, diag::caller_atfork_parent,
+     diag::caller_atfork_child},
+    {"abi/pthreadpool/passthrough.cpp", abi::ptp::passthrough::passthrough_atfork_prepare,
+     abi::ptp::passthrough::passthrough_atfork_parent,
+     abi::ptp::passthrough::passthrough_atfork_child},
+    {"abi/pthreadpool/executor.cpp", nullptr, nullptr,
+     nullptr},  // see above: handle table's child hook
+    {"core/workers.cpp", nullptr, nullptr,
+     nullptr},  // through core/pool.cpp's hooks (workers::atfork_*)
 };
 constexpr size_t kCount = sizeof kParticipants / sizeof kParticipants[0];
 

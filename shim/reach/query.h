@@ -17,10 +17,10 @@ namespace poolshim::reach {
 // A module as judged once: the strings and the verdict stay valid for the life of the process,
 // also after the module is unloaded.
 struct JudgedModule {
-  const char* path = "";              // as the dynamic linker knows it; "" for the main executable
-  const char* display = "";           // for log lines: the main executable's real path, else path
+  const char* path = "";     // as the dynamic linker knows it; "" for the main executable
+  const char* display = "";  // for log lines: the main executable's real path, else path
   const ModuleVerdict* verdict = nullptr;  // after the main executable's precedence (verdict.h)
-  const char* reason = "";            // describe_reasons(*verdict): why something is unreachable
+  const char* reason = "";  // describe_reasons(*verdict): why something is unreachable
 };
 
 // --- Every loaded module -------------------------------------------------------------------

@@ -61,7 +61,8 @@ const char* keep(const char* s) {
 }
 
 bool same_module(const ModuleRecord& r, const LoadedModule& m) {
-  return r.bias == m.bias && r.phdr == static_cast<const void*>(m.phdr) && strcmp(r.path, m.name) == 0;
+  return r.bias == m.bias && r.phdr == static_cast<const void*>(m.phdr) &&
+         strcmp(r.path, m.name) == 0;
 }
 
 // FNV-1a over the program headers and a few dynamic symbols, read from memory (cheap; no file).
@@ -124,7 +125,8 @@ bool same_build(const Reader& mem, const Reader& file) {
   for (size_t i : probes) {
     Symbol a, b;
     if (!mem.dynsym(i, &a) || !file.dynsym(i, &b) || a.value != b.value) return false;
-    if ((a.name == nullptr) != (b.name == nullptr) || (a.name && strcmp(a.name, b.name) != 0)) return false;
+    if ((a.name == nullptr) != (b.name == nullptr) || (a.name && strcmp(a.name, b.name) != 0))
+      return false;
   }
   return true;
 }
@@ -146,7 +148,8 @@ ModuleVerdict judge_alone(const LoadedModule& m) {
 
 ModuleVerdict with_precedence(const ModuleVerdict& alone) {
   ModuleVerdict v = alone;
-  if (const ModuleRecord* main = g_main.load(std::memory_order_acquire)) apply_executable_precedence(&v, main->alone);
+  if (const ModuleRecord* main = g_main.load(std::memory_order_acquire))
+    apply_executable_precedence(&v, main->alone);
   return v;
 }
 

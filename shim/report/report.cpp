@@ -25,7 +25,7 @@ void log_module(const reach::JudgedModule& m) {
   if (m.verdict->problems != 0 && diag::log_enabled(diag::LogLevel::debug)) {
     char problems[256];
     diag::log(diag::LogLevel::debug, "module %s: ELF data incomplete (%s)", path,
-        elf::describe_problems(m.verdict->problems, problems, sizeof problems));
+              elf::describe_problems(m.verdict->problems, problems, sizeof problems));
   }
 }
 

@@ -1,7 +1,8 @@
 // The load-time report: one log line per loaded module that carries a thread-pool surface,
 // saying what the preload could do for it.
 //
-//   poolshim: module /x/_portable_lib.so: executorch redirected; pthreadpool unreachable (hidden copy)
+//   poolshim: module /x/_portable_lib.so: executorch redirected; pthreadpool unreachable (hidden
+//   copy)
 //
 // Nothing happens at load time: the ABI layer calls report_modules_once() on its first entry
 // into the shim, and again when a call comes from a module it has not seen before.

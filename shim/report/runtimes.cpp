@@ -42,7 +42,8 @@ const Runtime* runtime_of(const char* path) {
     if (strncmp(base, r->prefix, n) != 0) continue;
     // "libgomp.so.1", "libgomp-a34b3233.so.1"; not "libgompx.so".
     char next = base[n];
-    if (r->prefix[n - 1] == '_' || next == '.' || next == '-' || (next >= '0' && next <= '9')) return r;
+    if (r->prefix[n - 1] == '_' || next == '.' || next == '-' || (next >= '0' && next <= '9'))
+      return r;
   }
   return nullptr;
 }
@@ -56,14 +57,20 @@ void report_runtimes_once() {
     const Runtime* rt = runtime_of(rec.path);
     if (rt == nullptr || g_runtime_reported[i].exchange(true, std::memory_order_acq_rel)) continue;
     // The variable is read here only to show it; the shim itself never acts on it.
-    const char* value = strchr(rt->env_var, ' ') == nullptr ? config::raw_value(rt->env_var) : nullptr;
+    const char* value =
+        strchr(rt->env_var, ' ') == nullptr ? config::raw_value(rt->env_var) : nullptr;
     if (strchr(rt->env_var, ' ') != nullptr)
-      diag::log(diag::LogLevel::info, "module %s: %s keeps its own thread pool beside the shared one (not merged); bounded by %s",
-          rec.path, rt->name, rt->env_var);
+      diag::log(diag::LogLevel::info,
+                "module %s: %s keeps its own thread pool beside the shared one (not merged); "
+                "bounded by %s",
+                rec.path, rt->name, rt->env_var);
     else
-      diag::log(diag::LogLevel::info, "module %s: %s keeps its own thread pool beside the shared one (not merged); bounded by %s (%s%s)",
-          rec.path, rt->name, rt->env_var, value != nullptr ? "=" : "unset: one thread per CPU",
-          value != nullptr ? value : "");
+      diag::log(diag::LogLevel::info,
+                "module %s: %s keeps its own thread pool beside the shared one (not merged); "
+                "bounded by %s (%s%s)",
+                rec.path, rt->name, rt->env_var,
+                value != nullptr ? "=" : "unset: one thread per CPU",
+                value != nullptr ? value : "");
   }
 }
 

@@ -99,6 +99,6 @@ TEST(Affinity, OnlineCpusReadThroughTheSeam) {
     ASSERT_TRUE(root.ok());
     n = pb::online_cpus();
   }
-  EXPECT_EQ(n, 7u);  // "0-3,8,10-11"
+  EXPECT_EQ(n, 7u);                  // "0-3,8,10-11"
   EXPECT_GE(pb::online_cpus(), 1u);  // the real machine
 }

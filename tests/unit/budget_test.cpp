@@ -139,5 +139,6 @@ TEST(Budget, LongPathsAreTruncatedNotOverflowed) {
   auto b = compute(0, 8, &cg);
   EXPECT_EQ(b.threads, 1u);
   EXPECT_LT(std::string(b.source).size(), sizeof(b.source));
-  EXPECT_EQ(std::string(b.source).rfind("cgroup v2 cpu.max 100000 100000 at /sys/fs/cgroup/x", 0), 0u);
+  EXPECT_EQ(std::string(b.source).rfind("cgroup v2 cpu.max 100000 100000 at /sys/fs/cgroup/x", 0),
+            0u);
 }

@@ -154,7 +154,8 @@ TEST(Cgroup, ZeroPeriodIsIgnoredWithReason) {
   auto l = read_case("zero_period");
   EXPECT_EQ(l.cpus, 0u);
   EXPECT_EQ(l.version, CgroupVersion::none);
-  EXPECT_EQ(detail(l), "no cgroup limit applied: /sys/fs/cgroup/app/cpu.max: zero period ('100000 0')");
+  EXPECT_EQ(detail(l),
+            "no cgroup limit applied: /sys/fs/cgroup/app/cpu.max: zero period ('100000 0')");
 }
 
 TEST(Cgroup, OverflowIsIgnoredWithReason) {
@@ -198,8 +199,7 @@ TEST(Cgroup, CpuControllerNotMountedIsNoLimit) {
   auto l = read_case("no_cpu_mount");
   EXPECT_EQ(l.cpus, 0u);
   EXPECT_EQ(l.problems, 0u);
-  EXPECT_EQ(detail(l),
-            "no cgroup cpu limit (no cgroup hierarchy with the cpu controller mounted)");
+  EXPECT_EQ(detail(l), "no cgroup cpu limit (no cgroup hierarchy with the cpu controller mounted)");
 }
 
 TEST(Cgroup, RealMachineNeverFails) {

@@ -76,14 +76,16 @@ TEST(Docs, ReadmeMentionsEveryOption) {
   const std::string readme = slurp(kRoot + "/README.md");
   ASSERT_FALSE(readme.empty());
   for (size_t i = 0; i < pc::kOptionCount; ++i)
-    EXPECT_NE(readme.find(pc::option_table()[i].name), std::string::npos) << pc::option_table()[i].name;
+    EXPECT_NE(readme.find(pc::option_table()[i].name), std::string::npos)
+        << pc::option_table()[i].name;
 }
 
 // The names the build and the benchmarks define: CMake variables and options (option(),
 // set(), -D in scripts) and the environment knobs of bench/ (a quoted "POOLSHIM_..." there).
 std::set<std::string> build_names() {
   std::set<std::string> names;
-  static const std::regex kDefined(R"((?:option|set)\(\s*(POOLSHIM_[A-Z0-9_]*[A-Z0-9])|-D(POOLSHIM_[A-Z0-9_]*[A-Z0-9])=)");
+  static const std::regex kDefined(
+      R"((?:option|set)\(\s*(POOLSHIM_[A-Z0-9_]*[A-Z0-9])|-D(POOLSHIM_[A-Z0-9_]*[A-Z0-9])=)");
   static const std::regex kQuoted(R"re("(POOLSHIM_[A-Z0-9_]*[A-Z0-9])")re");
   namespace fs = std::filesystem;
   for (const char* dir : {"", "cmake", "tests", "scripts", "bench"}) {

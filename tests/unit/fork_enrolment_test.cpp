@@ -78,7 +78,8 @@ TEST(ForkEnrolment, EveryEntryNamesAnExistingFile) {
     // only records a decision about a lock; one with hooks may also reset thread state
     // (core/pool.cpp's scheduler slots are lock-free).
     bool any = t[i].prepare || t[i].parent || t[i].child;
-    if (!any) EXPECT_TRUE(has_lock_or_thread(code)) << t[i].source << " is enrolled but has no lock";
+    if (!any)
+      EXPECT_TRUE(has_lock_or_thread(code)) << t[i].source << " is enrolled but has no lock";
     if (any) {
       EXPECT_TRUE(t[i].parent && t[i].child) << t[i].source;
       EXPECT_TRUE((t[i].prepare == nullptr) == (t[i].parent == nullptr)) << t[i].source;

@@ -64,7 +64,7 @@ const Layer* layer_of(const std::vector<Layer>& layers, const std::string& rel) 
 }
 
 struct Include {
-  std::string file;    // the including file, relative to shim/
+  std::string file;  // the including file, relative to shim/
   int line;
   std::string target;  // what it includes, relative to shim/
 };
@@ -98,8 +98,8 @@ TEST(Layers, TheDesignDocDrawsThem) {
   std::set<std::string> seen;
   for (const Layer& l : layers) {
     for (const std::string& b : l.below)
-      EXPECT_TRUE(seen.count(b) == 1) << l.folder << " may include " << b
-                                      << ", which is not a row above it in docs/design.md";
+      EXPECT_TRUE(seen.count(b) == 1)
+          << l.folder << " may include " << b << ", which is not a row above it in docs/design.md";
     EXPECT_TRUE(seen.insert(l.folder).second) << l.folder << " has two rows";
   }
 }
@@ -111,7 +111,8 @@ TEST(Layers, EveryFolderOfShimHasARow) {
     const std::string ext = entry.path().extension().string();
     if (ext != ".h" && ext != ".cpp" && ext != ".def") continue;
     const std::string rel = fs::relative(entry.path(), kRoot / "shim").generic_string();
-    EXPECT_NE(layer_of(layers, rel), nullptr) << "shim/" << rel << " is in no layer of docs/design.md";
+    EXPECT_NE(layer_of(layers, rel), nullptr)
+        << "shim/" << rel << " is in no layer of docs/design.md";
   }
 }
 

@@ -37,7 +37,8 @@ size_t exercise(const std::vector<unsigned char>& bytes) {
   Reloc rel;
   for (size_t i = 0; i < r.reloc_count(); ++i)
     if (r.reloc(i, &rel)) sum += rel.sym + static_cast<size_t>(rel.cls);
-  const char* names[] = {kGetThreadpool, "pthreadpool_create", "variant_default_work", "", "malloc"};
+  const char* names[] = {kGetThreadpool, "pthreadpool_create", "variant_default_work", "",
+                         "malloc"};
   for (const char* n : names) sum += r.find_dynsym(n, &s);
   ModuleVerdict v = judge(r, false);
   sum += static_cast<size_t>(v.surface[0].verdict) + strlen(v.surface[0].symbol);
@@ -47,8 +48,11 @@ size_t exercise(const std::vector<unsigned char>& bytes) {
 }
 
 std::vector<std::string> inputs() {
-  return {variant("variant_default.so"), variant("variant_hidden.so"), variant("variant_lto_stripped.so"),
-          variant("variant_protected.so"), variant("variant_ptp_symbolic_functions.so"),
+  return {variant("variant_default.so"),
+          variant("variant_hidden.so"),
+          variant("variant_lto_stripped.so"),
+          variant("variant_protected.so"),
+          variant("variant_ptp_symbolic_functions.so"),
           std::string(POOLSHIM_BINARY_DIR) + "/bin/variant_exe"};
 }
 
@@ -90,7 +94,8 @@ TEST(ElfFuzz, ByteCorruptions) {
         size_t span = (rng() % 4 != 0) ? std::min<size_t>(bytes.size(), 8192) : bytes.size();
         size_t at = rng() % span;
         static const unsigned char kSpecial[] = {0x00, 0xff, 0x7f, 0x80, 0x01, 0xfe};
-        bytes[at] = (rng() % 2) ? kSpecial[rng() % sizeof kSpecial] : static_cast<unsigned char>(rng());
+        bytes[at] =
+            (rng() % 2) ? kSpecial[rng() % sizeof kSpecial] : static_cast<unsigned char>(rng());
       }
       Reader r;
       if (!r.open_file(bytes.data(), bytes.size())) ++rejected;
@@ -108,7 +113,13 @@ TEST(ElfFuzz, HostileNumbers) {
   ASSERT_GT(whole.size(), 4096u);
   Elf64_Ehdr eh;
   memcpy(&eh, whole.data(), sizeof eh);
-  const uint64_t kValues[] = {0, 1, 0x7fffffff, 0xffffffffull, 0x8000000000000000ull, ~0ull, whole.size(),
+  const uint64_t kValues[] = {0,
+                              1,
+                              0x7fffffff,
+                              0xffffffffull,
+                              0x8000000000000000ull,
+                              ~0ull,
+                              whole.size(),
                               whole.size() - 1};
   size_t cases = 0;
   // Header fields.

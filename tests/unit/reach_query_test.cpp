@@ -57,7 +57,7 @@ TEST(ElfQuery, OwnDefinitionRefusesWhatIsNotAnExportedDefinition) {
   void* hidden = load("variant_hidden");
   const void* in_a = code_of(a, "variant_default_pool_id");
   EXPECT_EQ(module_own_definition(in_a, "no_such_symbol"), nullptr);
-  EXPECT_EQ(module_own_definition(in_a, kGuardFlag), nullptr);          // TLS: no address
+  EXPECT_EQ(module_own_definition(in_a, kGuardFlag), nullptr);            // TLS: no address
   EXPECT_EQ(module_own_definition(in_a, "pthreadpool_create"), nullptr);  // undefined (imported)
   EXPECT_EQ(module_own_definition(in_a, ""), nullptr);
   EXPECT_EQ(module_own_definition(in_a, nullptr), nullptr);
@@ -65,23 +65,29 @@ TEST(ElfQuery, OwnDefinitionRefusesWhatIsNotAnExportedDefinition) {
   int on_stack = 0;
   EXPECT_EQ(module_own_definition(&on_stack, kGetThreadpool), nullptr);
   // A hidden copy is not in .dynsym: there is nothing to forward to by name.
-  EXPECT_EQ(module_own_definition(code_of(hidden, "variant_hidden_pool_id"), kGetThreadpool), nullptr);
+  EXPECT_EQ(module_own_definition(code_of(hidden, "variant_hidden_pool_id"), kGetThreadpool),
+            nullptr);
 }
 
 TEST(ElfQuery, PthreadpoolReachability) {
-  void* def = load("variant_ptp_default", RTLD_LAZY);  // PLT slots not bound yet: the ELF prediction
+  void* def =
+      load("variant_ptp_default", RTLD_LAZY);  // PLT slots not bound yet: the ELF prediction
   void* hidden = load("variant_ptp_hidden");
   void* bound = load("variant_ptp_symbolic_functions");
   void* client = load("variant_default");  // calls Debian's libpthreadpool through the PLT
-  EXPECT_TRUE(pthreadpool_calls_reach_shim(code_of(def, "variant_ptp_default_pthreadpool_private")));
-  EXPECT_FALSE(pthreadpool_calls_reach_shim(code_of(hidden, "variant_ptp_hidden_pthreadpool_private")));
-  EXPECT_FALSE(pthreadpool_calls_reach_shim(code_of(bound, "variant_ptp_symbolic_functions_pthreadpool_private")));
+  EXPECT_TRUE(
+      pthreadpool_calls_reach_shim(code_of(def, "variant_ptp_default_pthreadpool_private")));
+  EXPECT_FALSE(
+      pthreadpool_calls_reach_shim(code_of(hidden, "variant_ptp_hidden_pthreadpool_private")));
+  EXPECT_FALSE(pthreadpool_calls_reach_shim(
+      code_of(bound, "variant_ptp_symbolic_functions_pthreadpool_private")));
   EXPECT_TRUE(pthreadpool_calls_reach_shim(code_of(client, "variant_default_work")));
   EXPECT_TRUE(pthreadpool_calls_reach_shim(nullptr));
   int on_stack = 0;
   EXPECT_TRUE(pthreadpool_calls_reach_shim(&on_stack));
   // The test executable carries no pthreadpool copy.
-  EXPECT_TRUE(pthreadpool_calls_reach_shim(reinterpret_cast<const void*>(&pthreadpool_calls_reach_shim)));
+  EXPECT_TRUE(
+      pthreadpool_calls_reach_shim(reinterpret_cast<const void*>(&pthreadpool_calls_reach_shim)));
 }
 
 // Cached answers stay right when many threads ask at once, first time included.
@@ -107,7 +113,7 @@ TEST(ElfQuery, ConcurrentQueriesAgree) {
 
 TEST(ElfQuery, ModulesApiListsTheLoadedCopies) {
   load("variant_hidden");
-  load("variant_default");                  // RTLD_NOW, no preload: bound to its own copy
+  load("variant_default");                      // RTLD_NOW, no preload: bound to its own copy
   load("variant_lto_interposable", RTLD_LAZY);  // not bound yet: the ELF prediction
   load("variant_ptp_symbolic_functions");
   size_t total = poolshim_get_modules(nullptr, 0);

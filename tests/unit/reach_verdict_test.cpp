@@ -62,8 +62,9 @@ TEST(ElfVerdict, EveryVariant) {
     ModuleVerdict v = judge_file(variant(c.file));
     EXPECT_EQ(v.surface[kExecutorch].verdict, c.executorch);
     EXPECT_EQ(v.surface[kPthreadpool].verdict, c.pthreadpool);
-    Reason got = v.surface[kExecutorch].verdict == Verdict::unreachable ? v.surface[kExecutorch].reason
-                                                                         : v.surface[kPthreadpool].reason;
+    Reason got = v.surface[kExecutorch].verdict == Verdict::unreachable
+                     ? v.surface[kExecutorch].reason
+                     : v.surface[kPthreadpool].reason;
     EXPECT_EQ(got, c.reason);
     EXPECT_EQ(v.any_unreachable(), c.reason != Reason::none);
     EXPECT_EQ(v.stripped, strstr(c.file, "_stripped") != nullptr);
@@ -154,11 +155,13 @@ TEST(ElfVerdict, TextHelpers) {
   v.surface[kExecutorch].verdict = Verdict::redirected;
   v.surface[kPthreadpool].verdict = Verdict::unreachable;
   v.surface[kPthreadpool].reason = Reason::hidden_copy;
-  EXPECT_STREQ(describe_verdict(v, buf, sizeof buf), "executorch redirected; pthreadpool unreachable (hidden copy)");
+  EXPECT_STREQ(describe_verdict(v, buf, sizeof buf),
+               "executorch redirected; pthreadpool unreachable (hidden copy)");
   EXPECT_STREQ(describe_reasons(v, buf, sizeof buf), "hidden copy");
   v.surface[kExecutorch].verdict = Verdict::unreachable;
   v.surface[kExecutorch].reason = Reason::symbolic;
-  EXPECT_STREQ(describe_reasons(v, buf, sizeof buf), "executorch: linked -Bsymbolic; pthreadpool: hidden copy");
+  EXPECT_STREQ(describe_reasons(v, buf, sizeof buf),
+               "executorch: linked -Bsymbolic; pthreadpool: hidden copy");
   v.surface[kExecutorch].reason = Reason::hidden_copy;
   EXPECT_STREQ(describe_reasons(v, buf, sizeof buf), "hidden copy");
   describe_verdict(v, buf, 10);
@@ -182,17 +185,23 @@ const char* const kPthreadpoolTable[] = {
 // Every exported name belongs to its surface, so does the whole namespace of an entry point and
 // any overload of the table's free functions; names outside stay out.
 TEST(Surface, NamesComeFromTheExportTables) {
-  for (const char* name : kExecutorchTable) EXPECT_TRUE(is_surface_symbol(kExecutorch, name)) << name;
-  for (const char* name : kPthreadpoolTable) EXPECT_TRUE(is_surface_symbol(kPthreadpool, name)) << name;
+  for (const char* name : kExecutorchTable)
+    EXPECT_TRUE(is_surface_symbol(kExecutorch, name)) << name;
+  for (const char* name : kPthreadpoolTable)
+    EXPECT_TRUE(is_surface_symbol(kPthreadpool, name)) << name;
   // Not exported by the shim, yet a module's copy of them is a copy of the surface.
-  EXPECT_TRUE(is_surface_symbol(kExecutorch, "_ZN10executorch9extension10threadpool10ThreadPoolC2Em"));
-  EXPECT_TRUE(is_surface_symbol(kExecutorch, "_ZNK5torch10executorch10threadpool10ThreadPool4sizeEv"));
-  EXPECT_TRUE(is_surface_symbol(kExecutorch, "_ZN10executorch9extension12parallel_forEllNS_7runtime11FunctionRefIFvllEEE"));
+  EXPECT_TRUE(
+      is_surface_symbol(kExecutorch, "_ZN10executorch9extension10threadpool10ThreadPoolC2Em"));
+  EXPECT_TRUE(
+      is_surface_symbol(kExecutorch, "_ZNK5torch10executorch10threadpool10ThreadPool4sizeEv"));
+  EXPECT_TRUE(is_surface_symbol(
+      kExecutorch, "_ZN10executorch9extension12parallel_forEllNS_7runtime11FunctionRefIFvllEEE"));
   EXPECT_TRUE(is_surface_symbol(kPthreadpool, "pthreadpool_allocate"));
   // Neighbours that are not.
   EXPECT_FALSE(is_surface_symbol(kExecutorch, "_ZN10executorch9extension6ModuleC2Ev"));
   EXPECT_FALSE(is_surface_symbol(kExecutorch, "_ZN10executorch9extension13parallel_forsEv"));
-  EXPECT_FALSE(is_surface_symbol(kExecutorch, "_ZN10executorch7runtime11FunctionRefIFvmEE4callEPvm"));
+  EXPECT_FALSE(
+      is_surface_symbol(kExecutorch, "_ZN10executorch7runtime11FunctionRefIFvmEE4callEPvm"));
   EXPECT_FALSE(is_surface_symbol(kExecutorch, "pthreadpool_create"));
   EXPECT_FALSE(is_surface_symbol(kPthreadpool, kGetThreadpool));
   EXPECT_FALSE(is_surface_symbol(kExecutorch, nullptr));

@@ -36,8 +36,9 @@ TEST(Runtimes, KnownLibrariesAreNamedWithTheirVariable) {
 }
 
 TEST(Runtimes, OtherLibrariesAreNot) {
-  for (const char* p : {"/usr/lib/libgompx.so", "/usr/lib/libomptarget.so.14", "/usr/lib/libtbbmalloc.so.2",
-                        "/usr/lib/x86_64-linux-gnu/libpthreadpool.so.0", "/lib/libc.so.6", "", "/", "libmkl"}) {
+  for (const char* p :
+       {"/usr/lib/libgompx.so", "/usr/lib/libomptarget.so.14", "/usr/lib/libtbbmalloc.so.2",
+        "/usr/lib/x86_64-linux-gnu/libpthreadpool.so.0", "/lib/libc.so.6", "", "/", "libmkl"}) {
     EXPECT_EQ(poolshim::report::runtime_of(p), nullptr) << p;
   }
   EXPECT_EQ(poolshim::report::runtime_of(nullptr), nullptr);
@@ -45,7 +46,9 @@ TEST(Runtimes, OtherLibrariesAreNot) {
 
 TEST(Runtimes, TableIsTerminated) {
   size_t n = 0;
-  for (const poolshim::report::Runtime* r = poolshim::report::runtime_table(); r->prefix != nullptr; ++r) ++n;
+  for (const poolshim::report::Runtime* r = poolshim::report::runtime_table(); r->prefix != nullptr;
+       ++r)
+    ++n;
   EXPECT_EQ(n, 7u);
 }
 
@@ -75,8 +78,10 @@ TEST(Runtimes, ThePythonTableIsTheSame) {
     EXPECT_EQ((*it)[1].str(), r->prefix);
     EXPECT_EQ((*it)[2].str(), r->name);
     const bool prose = std::strchr(r->env_var, ' ') != nullptr;
-    if (prose) EXPECT_EQ((*it)[3].str(), "None") << r->prefix;
-    else EXPECT_EQ((*it)[4].str(), r->env_var) << r->prefix;
+    if (prose)
+      EXPECT_EQ((*it)[3].str(), "None") << r->prefix;
+    else
+      EXPECT_EQ((*it)[4].str(), r->env_var) << r->prefix;
     ++r;
   }
   EXPECT_EQ(r->prefix, nullptr) << "the C++ table has more rows, from " << r->prefix;

@@ -64,10 +64,13 @@ TEST(ElfReport, EachModuleOnceAndLateModulesOnTheNextCall) {
   poolshim::report::report_modules_once();
   EXPECT_EQ(read_log(), log) << "a module is reported once";
 
-  ASSERT_NE(dlopen(variant("variant_ptp_symbolic_functions.so").c_str(), RTLD_NOW | RTLD_LOCAL), nullptr);
+  ASSERT_NE(dlopen(variant("variant_ptp_symbolic_functions.so").c_str(), RTLD_NOW | RTLD_LOCAL),
+            nullptr);
   poolshim::report::report_modules_once();
   std::string later = read_log();
   EXPECT_EQ(count(later, "poolshim: module "), 3u) << later;
-  EXPECT_EQ(count(later, "variant_ptp_symbolic_functions.so: pthreadpool unreachable (bound locally"), 1u) << later;
+  EXPECT_EQ(
+      count(later, "variant_ptp_symbolic_functions.so: pthreadpool unreachable (bound locally"), 1u)
+      << later;
   unlink(g_log_path.c_str());
 }

@@ -40,6 +40,7 @@ void list_callback(const JudgedModule& m, void* p) {
 
 extern "C" POOLSHIM_API size_t poolshim_get_modules(struct poolshim_module* out, size_t cap) {
   ListCtx c{out, out != nullptr ? cap : 0, 0};
-  poolshim::reach::for_each_loaded_with_surface(list_callback, &c);  // the main executable comes first
+  poolshim::reach::for_each_loaded_with_surface(list_callback,
+                                                &c);  // the main executable comes first
   return c.count;
 }

@@ -27,7 +27,8 @@ constexpr size_t kMinInfoSize = offsetof(poolshim_info, pool_size) + sizeof(size
 
 template <typename T>
 void set_if_fits(poolshim_info* info, T poolshim_info::*field, T value) {
-  size_t end = reinterpret_cast<size_t>(&(static_cast<poolshim_info*>(nullptr)->*field)) + sizeof(T);
+  size_t end =
+      reinterpret_cast<size_t>(&(static_cast<poolshim_info*>(nullptr)->*field)) + sizeof(T);
   if (info->struct_size >= end) info->*field = value;
 }
 
@@ -58,9 +59,7 @@ POOLSHIM_API size_t poolshim_get_pool_size(void) { return poolshim::core::pool_s
 
 POOLSHIM_API size_t poolshim_get_budget(void) { return poolshim::core::budget(); }
 
-POOLSHIM_API size_t poolshim_set_budget(size_t threads) {
-  return poolshim::core::set_cap(threads);
-}
+POOLSHIM_API size_t poolshim_set_budget(size_t threads) { return poolshim::core::set_cap(threads); }
 
 POOLSHIM_API const char* poolshim_get_budget_source(void) {
   return poolshim::budget::current().source;
