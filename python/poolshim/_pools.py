@@ -14,6 +14,7 @@ for all of them; without it: each module that carries pthreadpool), then the oth
 (OpenMP, BLAS, oneTBB: _runtimes.py). Nothing is loaded or started: libraries already mapped are
 looked up with RTLD_NOLOAD, and only thread-count getters are called on them (as threadpoolctl
 does)."""
+import _ctypes
 import ctypes
 import os
 
@@ -54,11 +55,20 @@ def worker_threads(task_dir="/proc/self/task"):
 
 
 def _open_loaded(path):
-    """A handle on a module already mapped here (never loads one), or None."""
+    """A handle on a module already mapped here (never loads one), or None. Give it back with
+    _close(): a handle left open would keep the module from being unloaded later."""
     try:
         return ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
     except OSError:
         return None
+
+
+def _close(lib):
+    if lib is not None:
+        try:
+            _ctypes.dlclose(lib._handle)
+        except (OSError, AttributeError):
+            pass
 
 
 def _defines(lib, path, names):
@@ -147,7 +157,9 @@ def _surface_entries(st, workers, surface, user_api, markers):
         if ".so" not in os.path.basename(path):
             continue
         lib = _open_loaded(path)
-        if lib is None or not _defines(lib, path, markers):
+        found = lib is not None and _defines(lib, path, markers)
+        _close(lib)
+        if not found:
             continue
         out.append(_entry(user_api, surface, _prefix(path), path, None, False,
                           "libpoolshim is not loaded: this copy runs its own pool (its size is not "
@@ -171,6 +183,7 @@ def _runtime_entries(st, workers):
     out = []
     shim_lib = _open_loaded(st["library"]) if st["loaded"] else None
     shim_openmp = shim_lib is not None and _defines(shim_lib, st["library"], (_SHIM_OPENMP_MARKER,))
+    _close(shim_lib)
     for rt in _runtimes.loaded_runtimes():
         api = next((a for a in _RUNTIME_APIS if rt["name"].startswith(a[0])), None)
         if api is None:
@@ -179,6 +192,7 @@ def _runtime_entries(st, workers):
         lib = _open_loaded(rt["path"])
         num = _call_int(lib, getter) if lib is not None and getter else None
         version = _openblas_version(lib) if lib is not None and internal_api == "openblas" else None
+        _close(lib)
         if user_api == "openmp" and shim_openmp:
             merged, reason = True, "the shim's OpenMP surface runs its parallel regions on the one pool"
         elif user_api == "openmp":
