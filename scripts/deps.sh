@@ -11,7 +11,7 @@ pkgs=()
 for g in "${groups[@]}"; do
   case "$g" in
     build) pkgs+=(cmake g++ make pkg-config libpthreadpool-dev libcpuinfo-dev libarchive-dev nlohmann-json3-dev) ;;
-    test)  pkgs+=(libgtest-dev python3-dev python3 dpkg-dev) ;;
+    test)  pkgs+=(libgtest-dev python3-dev python3 dpkg-dev patchelf) ;;  # patchelf: proc_util.AsUser (copies run as nobody)
     bench) pkgs+=(libbenchmark-dev gnuplot-nox hyperfine) ;;
     torch) pkgs+=(python3-torch) ;;
     fuzz)  pkgs+=(clang libclang-rt-14-dev) ;;  # libFuzzer and the sanitizer runtimes (scripts/fuzz.sh)
