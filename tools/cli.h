@@ -17,7 +17,10 @@ constexpr int kExitExecFailed = 127;
 
 int run_main(int argc, char** argv);    // poolshim run [--threads N] [--log LEVEL] -- CMD ARGS...
 int audit_main(int argc, char** argv);  // poolshim audit [--json] [--all] PATH... | --pid PID
-int info_main(int argc, char** argv);   // poolshim info [--json] [--pid PID]
+int info_main(int argc, char** argv);   // poolshim info [--pools] [--json] [--pid PID]
+// poolshim info --pools: every thread pool of process pid (0: this command's own), as a table or
+// JSON (pools_cmd.cpp).
+int info_pools(long pid, bool json);
 
 // The libpoolshim.so that belongs to this command: next to it in the build tree
 // (bin/../lib/libpoolshim.so) or in the installed layout (bin/../<libdir>/libpoolshim.so).

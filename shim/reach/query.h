@@ -1,5 +1,5 @@
 // The questions the rest of the shim and the command ask about modules: the one API of reach/.
-// The ABI layer (abi/), the load-time report (diag/) and `poolshim audit` (tools/, through
+// The ABI layer (abi/), the load-time report (report/) and `poolshim audit` (tools/, through
 // verdict.h's judge() on files) never read the registry or the ELF reader for these answers.
 //
 // Every function is callable from any thread, at any time (including from constructors run by

@@ -38,8 +38,10 @@ poolshim_scheduler_test(stress_mixed_surfaces POOLSHIM_NUM_THREADS=3
 
 # Degraded mode: no worker thread can start (RLIMIT_NPROC of 1 for an unprivileged user). The
 # calls still run (serially, correct checksums), one warning says why, and the pool reports 1.
-# setpriv needs root (CI runs as root); elsewhere the test reports a skip.
-poolshim_missing(_why ROOT PYTHON)
+# The host runs as nobody from copies of itself, its module and the shim (core_driver.py
+# --as-user: the build tree may be in a folder nobody cannot traverse); prlimit lowers the limit
+# after the switch, in nobody's own process. Not root, or no setpriv: the driver reports a skip.
+poolshim_missing(_why PYTHON)
 if(_why)
   poolshim_skipped_test(process.scheduler.degraded_when_no_thread_can_start "${_why}")
 else()
@@ -48,7 +50,8 @@ else()
       --preload $<TARGET_FILE:poolshim> --env POOLSHIM_NUM_THREADS=2
       --expect shim.pool_size=1 --expect module.0.thread_count=1
       --stderr-match "^poolshim: warning: cannot start worker threads \\(pthread_create failed"
-      -- prlimit --nproc=1:1 setpriv --reuid 65534 --regid 65534 --clear-groups
+      --as-user nobody
+      -- prlimit --nproc=1:1
       $<TARGET_FILE:legacy_host> --scenario alternating --calls 4 --items 8 --spin-ns 0
       ${_lib}/module_a.so)
   set_tests_properties(process.scheduler.degraded_when_no_thread_can_start PROPERTIES
