@@ -24,10 +24,14 @@ struct Request {
 pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 void lock() { pthread_mutex_lock(&g_mutex); }
-// Leaked on purpose: requests may be made from static destructors after this TU's would run.
+// Under g_mutex, like every use. Leaked on purpose: requests may be made from static destructors
+// after this TU's would run. Created under the mutex, not as a function-local static: a fork
+// inside a static's initialisation leaves its guard locked in the child (base/first_use.h),
+// while the mutex is taken by the fork table's prepare hook.
+std::vector<Request>* g_requests = nullptr;
 std::vector<Request>& requests() {
-  static auto* r = new std::vector<Request>();
-  return *r;
+  if (g_requests == nullptr) g_requests = new std::vector<Request>();
+  return *g_requests;
 }
 size_t g_next_id = 1;
 
