@@ -386,6 +386,13 @@ size_t width(size_t max_threads) {
   return w;
 }
 
+size_t peek_width(size_t max_threads) {
+  size_t w = current_size();
+  if (max_threads != 0 && max_threads < w) w = max_threads;
+  if (t_read_width != 0 && t_read_width < w) w = t_read_width;
+  return w == 0 ? 1 : w;
+}
+
 size_t pool_size() { return current_size(); }
 
 bool started() { return workers::count() > 0; }

@@ -42,6 +42,12 @@ void run(size_t range, TaskFn fn, void* ctx, size_t max_threads, uint32_t flags 
 // per-thread buffers by the width they read, then index them by thread number).
 size_t width(size_t max_threads);
 
+// The same number without recording a read: the width the calling thread's next top-level call
+// with this limit would get now (bounded by its pending width() read). For the shim's own reads
+// (a surface sizing its chunks just before its call, a log line): they must never overwrite the
+// width the caller read, which bounds its thread indices.
+size_t peek_width(size_t max_threads);
+
 // The pool's size: threads that run tasks, counting the caller (the budget, or a smaller size
 // asked for with request_size()). Lock-free.
 size_t pool_size();

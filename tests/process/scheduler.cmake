@@ -36,6 +36,13 @@ poolshim_scheduler_test(lock_order_executable_preload ${_shim_env}
 poolshim_scheduler_test(stress_mixed_surfaces POOLSHIM_NUM_THREADS=3
   $<TARGET_FILE:stress_host> ${_lib}/module_a.so ${_lib}/module_b.so)
 
+# The width promise: a resize between a caller's read and its call (and the shim's own reads
+# just before the call) never lets a thread index reach past the width read (width_host).
+foreach(_m ptp-dynamic et-pthreadpool native)
+  poolshim_scheduler_test(width_promise_${_m} LD_PRELOAD=$<TARGET_FILE:poolshim>
+    POOLSHIM_NUM_THREADS=8 $<TARGET_FILE:width_host> ${_m})
+endforeach()
+
 # Degraded mode: no worker thread can start (RLIMIT_NPROC of 1 for an unprivileged user). The
 # calls still run (serially, correct checksums), one warning says why, and the pool reports 1.
 # setpriv needs root (CI runs as root); elsewhere the test reports a skip.
