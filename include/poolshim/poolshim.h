@@ -99,6 +99,12 @@ struct poolshim_info {
   const char* group;          /**< POOLSHIM_GROUP name, or "" when not in a group */
   size_t group_members;       /**< live processes in the group (0 when not in a group) */
   size_t group_busy;          /**< pool threads busy across the group right now */
+  /* version 0.3 */
+  size_t workers_started;     /**< pool worker threads that exist (the caller not counted) */
+  size_t workers_wanted;      /**< the most the pool asked for (0 before the first parallel call);
+                                   more than workers_started after a partial pthread_create
+                                   failure: degraded, the pool runs with the workers it has and
+                                   retries with backoff */
 };
 
 /**

@@ -419,6 +419,9 @@ size_t budget() { return budget_in_force(); }
 
 const char* degraded_reason() { return workers::failure(); }
 
+size_t workers_started() { return workers::count(); }
+size_t workers_wanted() { return workers::wanted(); }
+
 void pool_atfork_prepare() { workers::atfork_prepare(); }
 void pool_atfork_parent() { workers::atfork_parent(); }
 
