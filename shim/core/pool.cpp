@@ -65,6 +65,9 @@ POOLSHIM_FAST_TLS thread_local bool t_in_call = false;  // a top-level caller, f
 // The slot a worker holds a reference on (kSlots = none): a fork() from inside a worker's task
 // must leave that reference counted in the child, or the worker's release would underflow it.
 POOLSHIM_FAST_TLS thread_local size_t t_ref_slot = kSlots;
+// The slot this thread owns as a caller (kSlots = none): a fork() from inside its own call's task
+// must leave that slot owned in the child, or the child's next caller would take it too.
+POOLSHIM_FAST_TLS thread_local size_t t_owned_slot = kSlots;
 
 // Flush-to-zero + denormals-are-zero for a worker's share of a call that asks for it (the
 // caller's own thread is handled by the surface, which also covers the serial path).
@@ -142,23 +145,42 @@ void detach(size_t s) {
   }
 }
 
+// In a forked child: the slot whose call (the parent's) the forking worker still works on, or
+// kSlots. It stays owned until that worker's reference goes, so that no caller of the child takes
+// it meanwhile: that caller's detach() would wait for the forking worker, which may itself be
+// waiting for that caller.
+std::atomic<size_t> g_orphan_slot{kSlots};
+
+void release_orphan_slot(size_t s) {
+  size_t want = s;
+  if (g_orphan_slot.compare_exchange_strong(want, kSlots, std::memory_order_relaxed))
+    g_owned.fetch_and(~(uint64_t{1} << s), std::memory_order_release);
+}
+
 void slot_leave(Slot& slot) {
-  if (slot.refs.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
-      slot.waiting.load(std::memory_order_seq_cst) != 0)
-    futex_wake(&slot.refs, 1);
+  if (slot.refs.fetch_sub(1, std::memory_order_seq_cst) == 1) {
+    if (slot.waiting.load(std::memory_order_seq_cst) != 0) futex_wake(&slot.refs, 1);
+    if (__builtin_expect(g_orphan_slot.load(std::memory_order_relaxed) != kSlots, 0))
+      release_orphan_slot(static_cast<size_t>(&slot - g_slots));
+  }
 }
 
 size_t acquire_slot() {
   uint64_t owned = g_owned.load(std::memory_order_relaxed);
   while (~owned != 0) {
     size_t s = static_cast<size_t>(__builtin_ctzll(~owned));
-    if (g_owned.compare_exchange_weak(owned, owned | (uint64_t{1} << s), std::memory_order_acq_rel))
+    if (g_owned.compare_exchange_weak(owned, owned | (uint64_t{1} << s), std::memory_order_acq_rel)) {
+      t_owned_slot = s;
       return s;
+    }
   }
   return kSlots;  // every slot busy: the caller runs its call alone
 }
 
-void release_slot(size_t s) { g_owned.fetch_and(~(uint64_t{1} << s), std::memory_order_release); }
+void release_slot(size_t s) {
+  t_owned_slot = kSlots;
+  g_owned.fetch_and(~(uint64_t{1} << s), std::memory_order_release);
+}
 
 void run_serial(size_t range, RangeFn fn, void* ctx, size_t offset) {
   TaskScope scope;
@@ -261,10 +283,8 @@ void run_ranges(size_t range, RangeFn fn, void* ctx, size_t max_threads, uint32_
   if (range == 0 || fn == nullptr) return;
   if (t_task_depth > 0) return run_serial(range, fn, ctx, 0);  // nested: inline, no pool state
 
-  // The busy count is held against the budget in force from the first call on (set_cap keeps it
-  // in step later). A magic static: one acquire load per call after the first.
-  static const bool limit_set = (busy::set_limit(budget_in_force()), true);
-  (void)limit_set;
+  // The busy count is held against the budget in force: busy.cpp takes the computed budget on
+  // its first use unless set_cap() set the limit before (and keeps it in step later).
   size_t w = call_width(max_threads);
   CallerScope caller;
   if (w <= 1 || range == 1) return run_serial(range, fn, ctx, 0);
@@ -300,14 +320,27 @@ bool in_task() { return t_task_depth > 0; }
 
 const char* degraded_reason() { return workers::failure(); }
 
+size_t workers_started() { return workers::count(); }
+size_t workers_wanted() { return workers::wanted(); }
+
 void pool_atfork_prepare() { workers::atfork_prepare(); }
 void pool_atfork_parent() { workers::atfork_parent(); }
 
 // The child has only the forking thread: no worker exists, and every published call belonged
-// to a thread of the parent (or, for fork() from inside a task, is this thread's own, whose other
-// participants are gone: the items they had claimed are not run in the child). Forget them all;
-// the next call starts workers afresh. A fork from inside a worker's task keeps that worker's
-// own slot reference, which it releases when its task returns.
+// to a thread of the parent, or, for a fork() from inside a task, is this thread's own call or
+// the call whose share it runs as a worker. Unpublish them all; the next call starts workers
+// afresh (docs/scheduler.md, "fork"). The forking thread keeps what it holds, because it goes on
+// in the child and gives each back when its task returns:
+//  - its busy share: a caller inside its call (CallerScope), and a worker inside a task (only a
+//    counted worker runs tasks; a nested call runs inline and takes no share of its own);
+//  - its slot, when it forked from a task of its own call (the child's next caller must not take
+//    it: two owners of one slot unpublish each other's jobs and share one waiting flag);
+//  - its reference on the slot whose call it works on, when it forked from a worker's task, and
+//    that slot stays owned until the reference goes (g_orphan_slot), since nobody in the child
+//    owns that call.
+// Its call then ends in the child like any other: the forking thread finishes its task and every
+// item nobody had claimed; items other threads of the parent had claimed are not run in the
+// child, and nothing waits for them (refs count only the forking thread's own reference).
 void pool_atfork_child() {
   workers::atfork_child();
   for (size_t i = 0; i < kSlots; ++i) {
@@ -315,9 +348,13 @@ void pool_atfork_child() {
     g_slots[i].refs.store(t_ref_slot == i ? 1 : 0, std::memory_order_relaxed);
     g_slots[i].waiting.store(0, std::memory_order_relaxed);
   }
-  g_owned.store(0, std::memory_order_relaxed);
+  uint64_t owned = t_owned_slot < kSlots ? uint64_t{1} << t_owned_slot : 0;
+  if (t_ref_slot < kSlots) owned |= uint64_t{1} << t_ref_slot;  // released by slot_leave()
+  g_owned.store(owned, std::memory_order_relaxed);
+  g_orphan_slot.store(t_ref_slot, std::memory_order_relaxed);
   g_open.store(0, std::memory_order_relaxed);
-  busy::reset_after_fork(t_in_call ? 1 : 0);
+  bool holds_share = t_in_call || t_task_depth > 0;
+  busy::reset_after_fork(holds_share ? 1 : 0);
 }
 
 }  // namespace poolshim::core

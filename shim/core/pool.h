@@ -48,6 +48,11 @@ bool in_task();
 // Why the pool runs serially, or nullptr when it does not (its workers could not be started).
 const char* degraded_reason();
 
+// Worker threads that exist, and the most the pool asked for: fewer exist than were asked for
+// after a partial spawn failure (the pool runs with them and retries with backoff).
+size_t workers_started();
+size_t workers_wanted();
+
 // fork(): hooks called by lifecycle/fork.cpp's process-wide atfork handlers.
 void pool_atfork_prepare();
 void pool_atfork_parent();

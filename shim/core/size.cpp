@@ -25,10 +25,14 @@ struct Request {
 pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 void lock() { pthread_mutex_lock(&g_mutex); }
-// Leaked on purpose: requests may be made from static destructors after this TU's would run.
+// Under g_mutex, like every use. Leaked on purpose: requests may be made from static destructors
+// after this TU's would run. Created under the mutex, not as a function-local static: a fork
+// inside a static's initialisation leaves its guard locked in the child (base/first_use.h),
+// while the mutex is taken by the fork table's prepare hook.
+std::vector<Request>* g_requests = nullptr;
 std::vector<Request>& requests() {
-  static auto* r = new std::vector<Request>();
-  return *r;
+  if (g_requests == nullptr) g_requests = new std::vector<Request>();
+  return *g_requests;
 }
 size_t g_next_id = 1;
 
@@ -150,6 +154,14 @@ size_t width(size_t max_threads) {
   if (w == 0) w = 1;
   if (!in_task()) size_policy::t_read_width = w;
   return w;
+}
+
+size_t peek_width(size_t max_threads) {
+  size_t w = current_size();
+  if (max_threads != 0 && max_threads < w) w = max_threads;
+  size_t read = size_policy::t_read_width;
+  if (read != 0 && read < w) w = read;
+  return w == 0 ? 1 : w;
 }
 
 size_t pool_size() { return current_size(); }

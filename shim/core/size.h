@@ -50,6 +50,12 @@ void grants_atfork_child();
 // uses at most the width it read here, whatever resizes happen in between.
 size_t width(size_t max_threads);
 
+// The same number without recording a read: the width the calling thread's next top-level call
+// with this limit would get now (bounded by its pending width() read). For the shim's own reads
+// (a surface sizing its chunks just before its call, a log line): they must never overwrite the
+// width the caller read, which bounds its thread indices.
+size_t peek_width(size_t max_threads);
+
 // The pool's size: threads that run tasks, counting the caller (the budget, or the largest
 // grant when that is smaller). Lock-free.
 size_t pool_size();

@@ -19,6 +19,7 @@ enum class LogSite : unsigned {
   group_join_failed,         // budget/group.cpp: the ledger cannot be joined
   group_no_slot_after_fork,  // budget/group.cpp: a forked child finds no free slot
   workers_cannot_start,      // core/workers.cpp: no worker thread at all
+  workers_partial,           // core/workers.cpp: fewer workers than wanted (degraded: N of M)
   pool_started,              // core/workers.cpp: "pool started: N threads"
   // --- once per (site, calling module) -----------------------------------------------------
   // A site that serves several ExecuTorch symbols (both namespaces' get_pthreadpool, the

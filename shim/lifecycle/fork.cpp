@@ -30,8 +30,9 @@ namespace {
 //    child: its executor's threads are gone);
 //  - an executor call's job mutex (abi/pthreadpool/executor.cpp): per call, on the heap, only
 //    used by that call's participants, none of which exists in the child;
-//  - pthread_once controls (options, log sink, engine, passthrough, ExecuTorch negotiation):
-//    glibc restarts a once routine that a fork interrupted.
+//  - pthread_once controls (options, log sink, engine, passthrough, ExecuTorch negotiation and
+//    handle, budget, busy mode): glibc restarts a once routine that a fork interrupted
+//    (base/first_use.h; tests/unit/first_use_test.cpp checks it).
 const ForkParticipant kParticipants[] = {
     {"abi/executorch/forward.cpp", abi::forward_atfork_prepare, abi::forward_atfork_parent,
      abi::forward_atfork_child},

@@ -47,6 +47,31 @@ poolshim_fork_exit_test(fork_during_call
 poolshim_fork_exit_test(fork_during_first_call
   DRIVER ${_fe_env} --expect rounds=200 --expect hung=0 --expect parallel=200
   COMMAND $<TARGET_FILE:fork_host> first-call --rounds 200 ${_fe_lib}/module_a.so)
+# A fork that lands inside the shim's first-use initialisation, every time: a test hook of the
+# host (poolshim_testing_hold_first_use, shim/base/first_use.h) holds the budget's, the busy
+# count's or the ExecuTorch handle's once routine open while the main thread forks at a random
+# delay; each child calls on every surface from two threads. 200 rounds here;
+# bench/fork_first_use.sh runs 1000.
+poolshim_fork_exit_test(fork_inside_first_use_initialisation TIMEOUT 300
+  DRIVER --preload ${_fe_shim} --env POOLSHIM_NUM_THREADS=4 --expect rounds=200 --expect held=200
+    --expect hung=0 --expect crashed=0 --expect parallel=200
+  COMMAND $<TARGET_FILE:fork_first_use_host> --rounds 200)
+# A fork from inside a task, on a worker and on the caller; each child calls from two threads
+# (peak of running items within the budget, every item once, no caller waits for another's
+# call), alone and in a group whose ledger must show the child's share and return to 0. The group
+# name is unique to this build tree (other trees may run the same tests at the same time).
+string(MD5 _fe_tree "${PROJECT_BINARY_DIR}")
+string(SUBSTRING "${_fe_tree}" 0 10 _fe_tree)
+foreach(_m worker caller)
+  poolshim_fork_exit_test(fork_from_task_on_${_m}
+    DRIVER --preload ${_fe_shim} --env POOLSHIM_NUM_THREADS=4 --expect rounds=20 --expect ok=20
+    COMMAND $<TARGET_FILE:fork_task_host> ${_m} --rounds 20)
+  poolshim_fork_exit_test(fork_from_task_on_${_m}_in_group
+    DRIVER --preload ${_fe_shim} --env POOLSHIM_NUM_THREADS=4
+      --env POOLSHIM_GROUP=forktask.${_m}.${_fe_tree} --expect rounds=20 --expect ok=20
+      --expect parent_ledger_wrong=0
+    COMMAND $<TARGET_FILE:fork_task_host> ${_m} --rounds 20)
+endforeach()
 poolshim_fork_exit_test(fork_during_handle_churn
   DRIVER ${_fe_env} --expect rounds=400 --expect hung=0 --expect parallel=400
   COMMAND $<TARGET_FILE:fork_host> handle-churn --rounds 400 ${_fe_lib}/module_a.so)

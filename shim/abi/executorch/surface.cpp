@@ -118,7 +118,7 @@ void* et_get_threadpool(EtSym sym, const void* ret) {
     bool torch = sym == EtSym::torch_get_threadpool;
     diag::log_first_call(torch ? diag::LogSite::torch_get_threadpool : diag::LogSite::et_get_threadpool, ret,
                          torch ? "executorch (torch:: namespace) get_threadpool()" : "executorch get_threadpool()",
-                         "shared pool (%zu threads)", core::width(g));
+                         "shared pool (%zu threads)", core::peek_width(g));
   }
   return g_shared_object;
 }
@@ -138,7 +138,7 @@ void* et_get_pthreadpool(EtSym sym, const void* ret) {
                               : !reach::executorch_module_with_unreachable_pthreadpool_loaded();
   if (reaches) {
     diag::log_first_call(diag::LogSite::et_get_pthreadpool_shared, ret, "executorch get_pthreadpool()",
-                         "shared pool handle (%zu threads)", core::width(grant()));
+                         "shared pool handle (%zu threads)", core::peek_width(grant()));
     return executorch_pthreadpool();
   }
   if (!caller_known) {
@@ -231,7 +231,7 @@ bool et_parallel_for(int64_t begin, int64_t end, int64_t grain, FunctionRefRange
   }
   // Same chunking as ExecuTorch: one chunk per thread, no chunk smaller than the grain.
   int64_t span = end - begin;
-  int64_t threads = static_cast<int64_t>(core::width(grant()));
+  int64_t threads = static_cast<int64_t>(core::peek_width(grant()));
   int64_t chunk = span / threads + (span % threads != 0);  // ceil, without overflow near INT64_MAX
   if (chunk < grain) chunk = grain;
   int64_t tasks = span / chunk + (span % chunk != 0);

@@ -94,6 +94,8 @@ POOLSHIM_API int poolshim_get_info(struct poolshim_info* info) {
     busy = b > 0 ? static_cast<size_t>(b) : 0;
   }
   set_if_fits(info, &poolshim_info::group_busy, busy);
+  set_if_fits(info, &poolshim_info::workers_started, poolshim::core::workers_started());
+  set_if_fits(info, &poolshim_info::workers_wanted, poolshim::core::workers_wanted());
   return 0;
 }
 

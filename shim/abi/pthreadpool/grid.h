@@ -298,7 +298,7 @@ void run_dynamic(pthreadpool_t pool, const char* what, const size_t (&range)[D],
   if (!make_shape<D, ((1u << K) - 1) << (D - K)>(s, range, tile)) return warn_too_large(what);
   if (s.total == 0) return;
   Target t = resolve(pool, what);
-  size_t w = width(t);
+  size_t w = peek_width(t);  // never overwrites the width the caller read (core/pool.h)
   size_t chunks = w <= 1 ? 1 : w * kChunksPerThread;
   if (chunks > s.total) chunks = s.total;
 

@@ -7,10 +7,15 @@
 //   pthreadpool_release_executor_threads  no-op: executor threads are returned after every call
 //   pthreadpool_update_executor    swap (or install) the executor; false when nothing changes
 //   pthreadpool_destroy            releases the handle, never the pool
+#include <pthread.h>
+
+#include <atomic>
+
 #include "abi/pthreadpool/api.h"
 #include "abi/pthreadpool/handle.h"
 #include "abi/pthreadpool/passthrough.h"
 #include "abi/pthreadpool/run.h"
+#include "base/first_use.h"
 #include "base/text.h"
 #include "core/size.h"
 #include "diag/caller.h"
@@ -24,22 +29,41 @@ namespace pass = poolshim::abi::ptp::passthrough;
 
 namespace poolshim::abi {
 
+namespace {
+
+// get_pthreadpool()'s handle: made on first use (never at load time) by a pthread_once routine,
+// not a function-local static, so a fork during its creation leaves the child able to make it
+// (base/first_use.h). g_default_ready publishes it to the hot path.
+pthreadpool_t g_default = nullptr;
+std::atomic<bool> g_default_ready{false};
+pthread_once_t g_default_once = PTHREAD_ONCE_INIT;
+
+pthreadpool_t make_default() {
+  if (pass::active()) {
+    auto create = pass::definition<pass::Fn::create>();
+    return create != nullptr ? create(0) : static_cast<pthreadpool_t>(nullptr);
+  }
+  size_t grant = 1;
+  Handle* h = create_shared(0, &grant);
+  if (h == nullptr) return static_cast<pthreadpool_t>(nullptr);
+  h->permanent = true;  // not yet visible to anyone else
+  POOLSHIM_LOG(debug, "ExecuTorch get_pthreadpool() handle %p (grant %zu threads)",
+               static_cast<void*>(h), grant);
+  return to_pool(h);
+}
+
+void make_default_once() {
+  poolshim::base::first_use("executorch_pthreadpool");
+  g_default = make_default();
+  g_default_ready.store(true, std::memory_order_release);
+}
+
+}  // namespace
+
 pthreadpool_t executorch_pthreadpool() {
-  // Function-local static: initialised once, thread-safe, on first use (never at load time).
-  static pthreadpool_t pool = [] {
-    if (pass::active()) {
-      auto create = pass::definition<pass::Fn::create>();
-      return create != nullptr ? create(0) : static_cast<pthreadpool_t>(nullptr);
-    }
-    size_t grant = 1;
-    Handle* h = create_shared(0, &grant);
-    if (h == nullptr) return static_cast<pthreadpool_t>(nullptr);
-    h->permanent = true;  // not yet visible to anyone else
-    POOLSHIM_LOG(debug, "ExecuTorch get_pthreadpool() handle %p (grant %zu threads)",
-                 static_cast<void*>(h), grant);
-    return to_pool(h);
-  }();
-  return pool;
+  if (__builtin_expect(!g_default_ready.load(std::memory_order_acquire), 0))
+    pthread_once(&g_default_once, make_default_once);
+  return g_default;
 }
 
 }  // namespace poolshim::abi

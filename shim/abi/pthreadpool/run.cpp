@@ -20,6 +20,12 @@ size_t width(const Target& t) {
   return 1;
 }
 
+size_t peek_width(const Target& t) {
+  if (t.kind == Kind::shared && !core::in_task() && !in_executor_task())
+    return core::peek_width(t.threads);
+  return width(t);  // the other kinds record nothing
+}
+
 void run_ranges_dispatch(const Target& t, size_t range, core::RangeFn fn, void* ctx,
                          uint32_t flags) {
   if (range == 0) return;

@@ -15,6 +15,9 @@ namespace poolshim::abi::ptp {
 
 // Threads a call on this target may use now (>= 1). Bounds every thread_index of the call.
 size_t width(const Target& t);
+// The same without recording a read (core::peek_width): for a surface's own read just before
+// its call, which must not overwrite the width its caller read (pthreadpool_get_threads_count).
+size_t peek_width(const Target& t);
 
 // fn(ctx, thread_index, begin, end) over runs of consecutive items that cover [0, range) exactly
 // once; returns when all are done. thread_index < width(t). The serial path (NULL pool, width 1,
