@@ -24,18 +24,15 @@
 #include <new>
 #include <type_traits>
 
-#include "budget/budget.h"
+#include "base/fp_mode.h"
 #include "core/busy.h"
 #include "core/futex.h"
 #include "core/job.h"
 #include "core/pool_internal.h"
+#include "core/size.h"
 #include "core/tls.h"
 #include "core/workers.h"
 #include "diag/log.h"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
-#endif
 
 namespace poolshim::core {
 namespace {
@@ -59,69 +56,29 @@ std::atomic<uint64_t> g_owned{0};
 // Bit i set: slot i's call may still take a worker. Set by the owner after publishing, cleared
 // by it before it detaches. Workers read it to find calls without scanning every slot.
 std::atomic<uint64_t> g_open{0};
+// Lanes that workers gave back to the budget (Job::free_lanes) in calls still open, summed over
+// the calls: when > 0, a caller that leaves wakes a worker to take one up. Relaxed: a hint.
+std::atomic<long> g_lanes_given_back{0};
 
-// The size asked for by the grants (request_size), 0 = the budget. Relaxed: a hint consumed by
-// the next top-level call.
-std::atomic<size_t> g_target{0};
-// The run-time cap (poolshim_set_budget), 0 = none. Relaxed, read at each top-level call.
-std::atomic<size_t> g_cap{0};
+// How wide a call may be is the size policy's (size.h); the scheduler only asks.
+using size_policy::budget_in_force;
+using size_policy::call_width;
 
 // Per-thread state. t_task_depth > 0 while the thread runs items (nested calls go inline); set
-// once per run of items, not per item. t_read_width is this thread's last width() read, which
-// bounds its next top-level call (pool.h).
+// once per run of items, not per item.
 POOLSHIM_FAST_TLS thread_local unsigned t_task_depth = 0;
 POOLSHIM_FAST_TLS thread_local bool t_in_call = false;  // a top-level caller, for fork
-POOLSHIM_FAST_TLS thread_local size_t t_read_width = 0;  // 0 = no read pending
 // The slot a worker holds a reference on (kSlots = none): a fork() from inside a worker's task
 // must leave that reference counted in the child, or the worker's release would underflow it.
 POOLSHIM_FAST_TLS thread_local size_t t_ref_slot = kSlots;
-
-size_t computed_budget() { return budget::current().threads; }
-
-size_t budget_in_force() {
-  size_t b = computed_budget();
-  size_t cap = g_cap.load(std::memory_order_relaxed);
-  return cap != 0 && cap < b ? cap : b;
-}
-
-size_t current_size() {
-  if (workers::failure() != nullptr) return 1;  // degraded: every call runs on its caller
-  size_t b = budget_in_force();
-  size_t t = g_target.load(std::memory_order_relaxed);
-  return t == 0 || t > b ? b : t;
-}
+// The slot this thread owns as a caller (kSlots = none): a fork() from inside its own call's task
+// must leave that slot owned in the child, or the child's next caller would take it too.
+POOLSHIM_FAST_TLS thread_local size_t t_owned_slot = kSlots;
 
 // Flush-to-zero + denormals-are-zero for a worker's share of a call that asks for it (the
 // caller's own thread is handled by the surface, which also covers the serial path).
-class Denormals {
- public:
-  explicit Denormals(uint32_t flags) : active_((flags & kFlagDisableDenormals) != 0) {
-#if defined(__x86_64__) || defined(__i386__)
-    if (active_) {
-      saved_ = _mm_getcsr();
-      _mm_setcsr(saved_ | 0x8040u);  // FTZ (bit 15) | DAZ (bit 6)
-    }
-#elif defined(__aarch64__)
-    if (active_) {
-      __asm__ __volatile__("mrs %0, fpcr" : "=r"(saved_));
-      uint64_t v = saved_ | (1ull << 24) | (1ull << 19);  // FZ | FZ16
-      __asm__ __volatile__("msr fpcr, %0" : : "r"(v));
-    }
-#endif
-  }
-  ~Denormals() {
-#if defined(__x86_64__) || defined(__i386__)
-    if (active_) _mm_setcsr(static_cast<unsigned>(saved_));
-#elif defined(__aarch64__)
-    if (active_) __asm__ __volatile__("msr fpcr, %0" : : "r"(saved_));
-#endif
-  }
-  Denormals(const Denormals&) = delete;
-  Denormals& operator=(const Denormals&) = delete;
-
- private:
-  bool active_;
-  uint64_t saved_ = 0;
+struct Denormals : base::DenormalsFlushed {
+  explicit Denormals(uint32_t flags) : DenormalsFlushed((flags & kFlagDisableDenormals) != 0) {}
 };
 
 struct TaskScope {  // marks the thread as inside a task, also across an unwinding task
@@ -270,7 +227,15 @@ Share participate(Job& job, size_t me, bool worker) {
 // A worker that leaves a call for the budget gives its lane back, so a worker can take the call
 // up again when the budget has room (lanes below 64; wider calls only shrink).
 void give_back_lane(Job& job, size_t lane) {
-  if (lane < 64) job.free_lanes.fetch_or(uint64_t{1} << lane, std::memory_order_release);
+  if (lane >= 64) return;
+  g_lanes_given_back.fetch_add(1, std::memory_order_relaxed);
+  job.free_lanes.fetch_or(uint64_t{1} << lane, std::memory_order_release);
+}
+
+// A call that ends with lanes still given back: nobody will take them now.
+void forget_given_back(const Job& job) {
+  uint64_t f = job.free_lanes.load(std::memory_order_relaxed);
+  if (f != 0) g_lanes_given_back.fetch_sub(__builtin_popcountll(f), std::memory_order_relaxed);
 }
 
 // A lane for a joining worker: the next never-taken one, or one a worker gave back.
@@ -283,8 +248,10 @@ size_t take_lane(Job& job) {
   while (f != 0) {
     size_t lane = static_cast<size_t>(__builtin_ctzll(f));
     if (job.free_lanes.compare_exchange_weak(f, f & ~(uint64_t{1} << lane),
-                                             std::memory_order_acq_rel))
+                                             std::memory_order_acq_rel)) {
+      g_lanes_given_back.fetch_sub(1, std::memory_order_relaxed);
       return lane;
+    }
   }
   return job.lanes;
 }
@@ -333,36 +300,41 @@ void detach(size_t s) {
   }
 }
 
+// In a forked child: the slot whose call (the parent's) the forking worker still works on, or
+// kSlots. It stays owned until that worker's reference goes, so that no caller of the child takes
+// it meanwhile: that caller's detach() would wait for the forking worker, which may itself be
+// waiting for that caller.
+std::atomic<size_t> g_orphan_slot{kSlots};
+
+void release_orphan_slot(size_t s) {
+  size_t want = s;
+  if (g_orphan_slot.compare_exchange_strong(want, kSlots, std::memory_order_relaxed))
+    g_owned.fetch_and(~(uint64_t{1} << s), std::memory_order_release);
+}
+
 void slot_leave(Slot& slot) {
-  if (slot.refs.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
-      slot.waiting.load(std::memory_order_seq_cst) != 0)
-    futex_wake(&slot.refs, 1);
+  if (slot.refs.fetch_sub(1, std::memory_order_seq_cst) == 1) {
+    if (slot.waiting.load(std::memory_order_seq_cst) != 0) futex_wake(&slot.refs, 1);
+    if (__builtin_expect(g_orphan_slot.load(std::memory_order_relaxed) != kSlots, 0))
+      release_orphan_slot(static_cast<size_t>(&slot - g_slots));
+  }
 }
 
 size_t acquire_slot() {
   uint64_t owned = g_owned.load(std::memory_order_relaxed);
   while (~owned != 0) {
     size_t s = static_cast<size_t>(__builtin_ctzll(~owned));
-    if (g_owned.compare_exchange_weak(owned, owned | (uint64_t{1} << s), std::memory_order_acq_rel))
+    if (g_owned.compare_exchange_weak(owned, owned | (uint64_t{1} << s), std::memory_order_acq_rel)) {
+      t_owned_slot = s;
       return s;
+    }
   }
   return kSlots;  // every slot busy: the caller runs its call alone
 }
 
-void release_slot(size_t s) { g_owned.fetch_and(~(uint64_t{1} << s), std::memory_order_release); }
-
-// The width of a top-level call with this limit, bounded by this thread's last width() read
-// (pool.h): legacy code sizes per-thread buffers by the width it read, and a resize, a cap or a
-// handle's new thread count may land between that read and the call. Consumes the read, so it
-// bounds one call only.
-size_t call_width(size_t max_threads) {
-  size_t w = current_size();
-  if (max_threads != 0 && max_threads < w) w = max_threads;
-  if (t_read_width != 0) {
-    if (t_read_width < w) w = t_read_width;
-    t_read_width = 0;
-  }
-  return w == 0 ? 1 : w;
+void release_slot(size_t s) {
+  t_owned_slot = kSlots;
+  g_owned.fetch_and(~(uint64_t{1} << s), std::memory_order_release);
 }
 
 void run_serial(size_t range, RangeFn fn, void* ctx, size_t offset) {
@@ -379,9 +351,11 @@ struct CallerScope {  // busy accounting of a top-level caller, also across an u
   ~CallerScope() {
     t_in_call = false;
     busy::caller_leave();
-    // A worker the budget turned away sleeps (Help::over_budget); with this caller's share back,
-    // it may rejoin a call that is still open (one that lost a worker to this call, say).
-    if (g_open.load(std::memory_order_relaxed) != 0) workers::wake(1);
+    // A call that lost a worker to the budget (a lane given back) regains one when this caller's
+    // share frees room: wake one sleeper for it. Only then: waking a turned-away worker on every
+    // caller's exit would have it wake, find no room, and sleep again, over and over.
+    if (g_lanes_given_back.load(std::memory_order_relaxed) > 0 && busy::has_room())
+      workers::wake(1);
   }
 };
 
@@ -423,9 +397,11 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   } catch (...) {
     job.cancelled.store(true, std::memory_order_relaxed);
     detach(s);  // every claimed item has finished when this returns
+    forget_given_back(job);
     throw;
   }
   detach(s);
+  forget_given_back(job);
   if (job.has_error.load(std::memory_order_acquire)) std::rethrow_exception(job.error);
 }
 
@@ -473,10 +449,8 @@ void run_ranges(size_t range, RangeFn fn, void* ctx, size_t max_threads, uint32_
   if (range == 0 || fn == nullptr) return;
   if (t_task_depth > 0) return run_serial(range, fn, ctx, 0);  // nested: inline, no pool state
 
-  // The busy count is held against the budget in force from the first call on (set_cap keeps it
-  // in step later). A magic static: one acquire load per call after the first.
-  static const bool limit_set = (busy::set_limit(budget_in_force()), true);
-  (void)limit_set;
+  // The busy count is held against the budget in force: busy.cpp takes the computed budget on
+  // its first use unless set_cap() set the limit before (and keeps it in step later).
   size_t w = call_width(max_threads);
   CallerScope caller;
   if (w <= 1 || range == 1) return run_serial(range, fn, ctx, 0);
@@ -506,48 +480,33 @@ void run(size_t range, TaskFn fn, void* ctx, size_t max_threads, uint32_t flags)
       &p, max_threads, flags);
 }
 
-size_t width(size_t max_threads) {
-  size_t w = current_size();
-  if (max_threads != 0 && max_threads < w) w = max_threads;
-  if (w == 0) w = 1;
-  if (t_task_depth == 0) t_read_width = w;
-  return w;
-}
-
-size_t pool_size() { return current_size(); }
-
 bool started() { return workers::count() > 0; }
 
 bool in_task() { return t_task_depth > 0; }
 
-void request_size(size_t threads) {
-  g_target.store(threads, std::memory_order_relaxed);
-}
-
-size_t set_cap(size_t threads) {
-  g_cap.store(threads, std::memory_order_relaxed);
-  size_t b = budget_in_force();
-  busy::set_limit(b);
-  if (threads != 0) POOLSHIM_LOG(info, "budget capped at %zu (computed %zu): %zu in force", threads,
-                                 computed_budget(), b);
-  else POOLSHIM_LOG(info, "budget cap removed: %zu in force", b);
-  return b;
-}
-
-size_t cap() { return g_cap.load(std::memory_order_relaxed); }
-
-size_t budget() { return budget_in_force(); }
-
 const char* degraded_reason() { return workers::failure(); }
+
+size_t workers_started() { return workers::count(); }
+size_t workers_wanted() { return workers::wanted(); }
 
 void pool_atfork_prepare() { workers::atfork_prepare(); }
 void pool_atfork_parent() { workers::atfork_parent(); }
 
 // The child has only the forking thread: no worker exists, and every published call belonged
-// to a thread of the parent (or, for fork() from inside a task, is this thread's own, whose other
-// participants are gone: the items they had claimed are not run in the child). Forget them all;
-// the next call starts workers afresh. A fork from inside a worker's task keeps that worker's
-// own slot reference, which it releases when its task returns.
+// to a thread of the parent, or, for a fork() from inside a task, is this thread's own call or
+// the call whose share it runs as a worker. Unpublish them all; the next call starts workers
+// afresh (docs/scheduler.md, "fork"). The forking thread keeps what it holds, because it goes on
+// in the child and gives each back when its task returns:
+//  - its busy share: a caller inside its call (CallerScope), and a worker inside a task (only a
+//    counted worker runs tasks; a nested call runs inline and takes no share of its own);
+//  - its slot, when it forked from a task of its own call (the child's next caller must not take
+//    it: two owners of one slot unpublish each other's jobs and share one waiting flag);
+//  - its reference on the slot whose call it works on, when it forked from a worker's task, and
+//    that slot stays owned until the reference goes (g_orphan_slot), since nobody in the child
+//    owns that call.
+// Its call then ends in the child like any other: the forking thread finishes its task and every
+// item nobody had claimed; items other threads of the parent had claimed are not run in the
+// child, and nothing waits for them (refs count only the forking thread's own reference).
 void pool_atfork_child() {
   workers::atfork_child();
   for (size_t i = 0; i < kSlots; ++i) {
@@ -555,9 +514,14 @@ void pool_atfork_child() {
     g_slots[i].refs.store(t_ref_slot == i ? 1 : 0, std::memory_order_relaxed);
     g_slots[i].waiting.store(0, std::memory_order_relaxed);
   }
-  g_owned.store(0, std::memory_order_relaxed);
+  uint64_t owned = t_owned_slot < kSlots ? uint64_t{1} << t_owned_slot : 0;
+  if (t_ref_slot < kSlots) owned |= uint64_t{1} << t_ref_slot;  // released by slot_leave()
+  g_owned.store(owned, std::memory_order_relaxed);
+  g_orphan_slot.store(t_ref_slot, std::memory_order_relaxed);
   g_open.store(0, std::memory_order_relaxed);
-  busy::reset_after_fork(t_in_call ? 1 : 0);
+  g_lanes_given_back.store(0, std::memory_order_relaxed);  // the parent's calls are gone
+  bool holds_share = t_in_call || t_task_depth > 0;
+  busy::reset_after_fork(holds_share ? 1 : 0);
 }
 
 }  // namespace poolshim::core

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/pool.h"
+#include "core/size.h"
 
 namespace {
 

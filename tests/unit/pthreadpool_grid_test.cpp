@@ -1,4 +1,4 @@
-// The grid walk of shim/abi/pthreadpool_grid.h on its own, with runs of every start and length
+// The grid walk of shim/abi/pthreadpool/grid.h on its own, with runs of every start and length
 // (the pool hands runs [begin, end) of consecutive items to one thread; which runs it hands out
 // depends on the scheduler, so they are enumerated here rather than hoped for):
 //  - Cursor: seek(begin) then next() up to end, and walk(begin, end), give exactly the header's
@@ -8,7 +8,7 @@
 //    calls that start on a tile and span whole tiles unless they reach the end of the range.
 #include <gtest/gtest.h>
 
-#include "abi/pthreadpool_grid.h"
+#include "abi/pthreadpool/grid.h"
 #include "pthreadpool_testing.h"
 
 using namespace ptp_test;

@@ -114,25 +114,11 @@ TEST_P(Overflow, MatchesTheSerialReferenceNearSizeMax) {
   for (const char* p = c.name; *p; ++p) seed = seed * 131 + static_cast<uint8_t>(*p);
   const auto shapes = huge_shapes(c, 12, seed);
 
-  pthreadpool_t wide = pthreadpool_create(0);  // keeps the one pool at the budget (4)
-  for (size_t threads : {size_t{0}, size_t{1}, size_t{2}, size_t{4}}) {
-    pthreadpool_t pool = threads ? pthreadpool_create(threads) : nullptr;
-    const size_t limit = pthreadpool_get_threads_count(pool);
-    for (const Shape& s : shapes) {
-      SCOPED_TRACE(std::string(c.name) + " threads=" + std::to_string(threads) + " " + s.str());
-      Recorder rec;
-      c.invoke(pool, s, &rec);
-      std::vector<Call> rest = checked_calls(c, s, rec, limit);
-      if (c.dynamic == 0) {
-        expect_serial_reference(c, s, rest, threads <= 1);
-      } else {
-        EXPECT_EQ(check_dynamic(c, s, rest), "");
-        if (threads <= 1) EXPECT_EQ(rest.size(), minimal_serial_calls(c, s));
-      }
-    }
-    if (pool) pthreadpool_destroy(pool);
-  }
-  pthreadpool_destroy(wide);
+  check_threads_and_shapes(c, shapes, {0, 1, 2, 4},
+                           [&](size_t threads, const Shape& s, const std::vector<Call>& calls) {
+                             EXPECT_EQ(check_dynamic(c, s, calls), "");
+                             if (threads <= 1) EXPECT_EQ(calls.size(), minimal_serial_calls(c, s));
+                           });
 }
 
 INSTANTIATE_TEST_SUITE_P(AllShapes, Overflow, ::testing::ValuesIn(kAllCases), case_name);
