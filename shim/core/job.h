@@ -29,12 +29,12 @@ struct alignas(64) Lane {
   std::atomic<int64_t> length{0};  // unclaimed items; may go negative (then empty)
   std::atomic<size_t> back{0};     // one past the last unclaimed item; thieves fetch_sub
   size_t front = 0;                // next item of the owner; written by the owner only
-  // The run participant i is working on (its own claims and what it stole). On the lane's line:
-  // a watcher reads both the lane and the run, and a call of a few items touches one line per
-  // participant (measured: a line of its own cost the 2-task call about 10%).
+  // The run participant i is working on (its own claims and what it stole): a line with its end
+  // and flags (written once per run, read by watchers), then a line with its per-item progress
+  // (written by the owner per item, read by watchers only every few microseconds; run.h).
   Run run;
 };
-static_assert(sizeof(Lane) == 64, "a lane is one cache line");
+static_assert(sizeof(Lane) == 192, "a lane is three cache lines");
 
 struct Job {
   RangeFn fn = nullptr;

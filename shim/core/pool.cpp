@@ -135,11 +135,15 @@ constexpr size_t kNone = ~size_t{0};
 
 struct Scan {
   size_t unclaimed = kNone;  // a lane with items nobody has claimed
-  size_t unstarted = kNone;  // a run with items its owner has not started
-  bool pending = false;       // a claim or a steal is moving items: look again
+  size_t unstarted = kNone;  // a run with items its owner has not started (progress looks only)
+  bool open = false;         // some other run is not closed (its items may still be running)
+  bool pending = false;      // a claim or a steal is moving items: look again
 };
 
-Scan scan(const Job& job, size_t me) {
+// One look at the other lanes. `progress`: also read how far each open run has got (its owner's
+// per-item line: read every kLookNs only, so that a watcher does not turn every take() of the
+// owner into a cache miss).
+Scan scan(const Job& job, size_t me, bool progress) {
   Scan r;
   // Lengths first, then the runs: a claim that drained a lane after our read of its length was
   // announced before it (claiming()), so the runs' read below sees the claimer's flag or run.
@@ -150,24 +154,35 @@ Scan scan(const Job& job, size_t me) {
   for (size_t k = 1; k < job.lanes; ++k) {
     size_t j = (me + k) % job.lanes;
     const Run& run = job.lane[j].run;
-    if (run.in_claim() || run.busy()) r.pending = true;
-    else if (r.unstarted == kNone && run.end() > run.started()) r.unstarted = j;
+    if (run.in_claim() || run.busy()) {
+      r.pending = true;
+      continue;
+    }
+    size_t end = run.end();
+    if (end == 0) continue;  // closed
+    r.open = true;
+    if (progress && r.unstarted == kNone && end > run.started()) r.unstarted = j;
   }
   return r;
 }
 
+// How often a watcher reads the open runs' progress.
+constexpr long kLookNs = 2 * 1000;
+
 // Nothing was left to claim: stays while some run holds items nobody has started, and takes them
 // from a run that has made no progress for kStallNs (its current item blocks or runs long).
-// Returns when every item of the call has been started by someone (or the call is cancelled).
-// A watcher reads the other runs' lines, which their owners write per item: it backs off, from a
-// few pauses (a call whose last items end now returns at once) to about a microsecond.
+// Returns when every other run is closed, or every item of the call has been started by someone
+// (or the call is cancelled). Between looks a watcher backs off, from a few pauses (a call whose
+// last items end now returns at once) to about a microsecond.
 Share watch(Job& job, size_t me, bool worker) {
   size_t tracked = kNone, tracked_started = 0;  // the run being watched, and its progress
-  long since = 0;
+  long since = 0, next_look = 0;
   unsigned pause = 4;
   while (!cancelled(job)) {
     uint32_t seq = job.steals.load(std::memory_order_acquire);
-    Scan sc = scan(job, me);
+    const long now = now_ns();
+    const bool look = now >= next_look;
+    Scan sc = scan(job, me, look);
     if (sc.unclaimed != kNone) {  // a lane another participant left (the budget, an unwind)
       size_t begin, got;
       while (!cancelled(job) &&
@@ -175,26 +190,32 @@ Share watch(Job& job, size_t me, bool worker) {
         execute(job, me, job.offset + begin, job.offset + begin + got);
       continue;
     }
-    if (sc.unstarted == kNone) {
-      if (!sc.pending && (seq & 1) == 0 && job.steals.load(std::memory_order_acquire) == seq)
-        return Share::done;
-    } else if (sc.unstarted != tracked ||
-               job.lane[sc.unstarted].run.started() != tracked_started) {
-      tracked = sc.unstarted;  // a new run to watch, or it moved on: start the clock again
-      tracked_started = job.lane[tracked].run.started();
-      since = now_ns();
-    } else if (now_ns() - since > kStallNs) {
-      size_t b, e;
-      job.steals.fetch_add(1, std::memory_order_acq_rel);  // odd: items between runs
-      bool got = job.lane[tracked].run.steal(job.fence, &b, &e);
-      if (got) job.lane[me].run.open(b, e, job.fence);
-      job.steals.fetch_add(1, std::memory_order_acq_rel);
-      tracked = kNone;
-      if (got) {
-        job.fn(job.ctx, me, b, job.lane[me].run);
-        job.lane[me].run.close();
+    const bool quiet =
+        !sc.pending && (seq & 1) == 0 && job.steals.load(std::memory_order_acquire) == seq;
+    if (quiet && !sc.open) return Share::done;  // every other run is closed
+    if (look) {
+      next_look = now + kLookNs;
+      if (sc.unstarted == kNone) {
+        if (quiet) return Share::done;  // open runs, but every item in them has started
+      } else if (sc.unstarted != tracked ||
+                 job.lane[sc.unstarted].run.started() != tracked_started) {
+        tracked = sc.unstarted;  // a new run to watch, or it moved on: start the clock again
+        tracked_started = job.lane[tracked].run.started();
+        since = now;
+      } else if (now - since > kStallNs) {
+        size_t b, e;
+        job.steals.fetch_add(1, std::memory_order_acq_rel);  // odd: items between runs
+        bool got = job.lane[tracked].run.steal(job.fence, &b, &e);
+        if (got) job.lane[me].run.open(b, e, job.fence);
+        job.steals.fetch_add(1, std::memory_order_acq_rel);
+        tracked = kNone;
+        if (got) {
+          job.fn(job.ctx, me, b, job.lane[me].run);
+          job.lane[me].run.close();
+        }
+        next_look = 0;
+        continue;
       }
-      continue;
     }
     if (worker && busy::over_budget()) return Share::left;
     for (unsigned i = 0; i < pause; ++i) cpu_relax();

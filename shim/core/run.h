@@ -92,6 +92,7 @@ class Run {
   size_t started() const { return next_.load(std::memory_order_relaxed); }
   size_t end() const { return end_.load(std::memory_order_acquire); }
   bool busy() const { return thief_.load(std::memory_order_acquire) != 0; }
+  bool closed() const { return end_.load(std::memory_order_acquire) == 0 && !busy(); }
   bool in_claim() const { return claiming_.load(std::memory_order_acquire) != 0; }
 
   // Takes every item of this run that its owner has not started; *begin/*end get them (the
@@ -108,10 +109,14 @@ class Run {
   // 0) when that end is at or below `first`, the first item the owner wanted.
   size_t settle(size_t first);
 
-  std::atomic<size_t> next_{0};    // owner: items below are started (relaxed stores)
+  // Read by watchers on every look (and written once per run): the end, the flags.
   std::atomic<size_t> end_{0};     // owner at open(); thieves lower it; 0 = closed or pending
   std::atomic<unsigned> thief_{0}; // 1 while a thief decides (exchange); owner waits on it
   std::atomic<unsigned> claiming_{0};  // owner: 1 from claiming() to open() / unclaimed()
+  // Written by the owner once per item, on a line of its own: a watcher that polled it would
+  // make every take() a cache miss (measured: +1 us on a 64-item call at 2 threads). Watchers
+  // read it only every few microseconds (progress, stalls) and thieves when they steal.
+  alignas(64) std::atomic<size_t> next_{0};  // owner: items below are started (relaxed stores)
   size_t committed_ = 0;           // owner only: the last value take_upto() stored in next_
   bool fence_ = false;             // owner only
 };
