@@ -129,54 +129,11 @@ struct Cursor {
   }
 };
 
-// n items of the grid from tile `begin`, in the snippet's order, on one thread: seek once, then
-// a tight loop along the last dimension, carrying into the outer ones once per row. With
-// kToEnd, n is ignored and the walk stops when the grid is exhausted: the serial path, which
-// then needs neither the tile counts nor their product (no division at all).
-template <size_t D, unsigned kTiled, bool kToEnd = false, typename Body>
-inline void walk_n(const Shape<D>& s, const Body& body, size_t thread_index, size_t begin,
-                   size_t n) {
-  using C = Cursor<D, kTiled>;
-  constexpr size_t L = D - 1;  // the last (fastest) dimension
-  C cur;
-  cur.seek(s, begin);
-  for (;;) {
-    if (C::tiled(L)) {
-      const size_t tile = s.tile[L], range = s.range[L];
-      for (;;) {
-        body(thread_index, cur.start, cur.count);
-        if (!kToEnd && --n == 0) return;
-        size_t rem = range - cur.start[L];
-        if (rem <= tile) break;  // that was the row's last tile
-        cur.start[L] += tile;
-        rem -= tile;
-        cur.count[L] = rem < tile ? rem : tile;
-      }
-      cur.start[L] = 0;
-      cur.count[L] = range < tile ? range : tile;
-    } else {
-      size_t x = cur.start[L];
-      size_t m = s.range[L] - x;  // items left in this row
-      if (!kToEnd && m > n) m = n;
-      const size_t stop = x + m;  // <= range: no overflow
-      for (; x != stop; ++x) {
-        cur.start[L] = x;
-        body(thread_index, cur.start, cur.count);
-      }
-      if (!kToEnd) {
-        n -= m;
-        if (n == 0) return;
-      }
-      cur.start[L] = 0;
-    }
-    if (!cur.carry(s, L) && kToEnd) return;
-  }
-}
-
-// The items of a run from tile `begin`, while the run grants them (core::Run::take: another
-// thread may take the ones not started yet): seek once, then a tight loop along the last
-// dimension, carrying into the outer ones once per row, as walk_n does. A granted item is a
-// tile of the grid, so the walk never steps past the last one.
+// The items of a run from tile `begin`, in the snippet's order, on one thread, while the run
+// grants them (core::Run::take: another thread may take the ones not started yet): seek once,
+// then a tight loop along the last dimension, carrying into the outer ones once per row. The
+// walk also stops when the grid is exhausted, so a run without an end (the serial path) walks the
+// whole grid without the tile counts or their product (no division at all).
 template <size_t D, unsigned kTiled, typename Body>
 inline void walk(const Shape<D>& s, const Body& body, size_t thread_index, size_t begin,
                  core::Run& run) {
@@ -208,7 +165,7 @@ inline void walk(const Shape<D>& s, const Body& body, size_t thread_index, size_
       }
       cur.start[L] = 0;
     }
-    cur.carry(s, L);
+    if (!cur.carry(s, L)) return;  // past the grid's last tile
   }
 }
 
@@ -231,7 +188,10 @@ void run_tiles(pthreadpool_t pool, const char* what, const size_t (&range)[D],
       s.tile[d] = ((kTiled >> d) & 1u) == 0 || tile[d] == 0 ? 1 : tile[d];
       fits &= !__builtin_mul_overflow(cells, range[d], &cells);
     }
-    if (fits) return walk_n<D, kTiled, true>(s, body, 0, 0, 0);
+    if (fits) {
+      core::Run all(0, ~size_t{0});  // ends with the grid
+      return walk<D, kTiled>(s, body, 0, 0, all);
+    }
   }
   if (!make_shape<D, kTiled>(s, range, tile)) return warn_too_large(what);
   if (s.total == 0) return;
