@@ -92,19 +92,19 @@ struct poolshim_info {
   uint32_t disabled_surfaces; /**< POOLSHIM_DISABLE as bits: 1 = executorch, 2 = pthreadpool */
   int log_level;              /**< 0 off, 1 warn, 2 info, 3 debug */
   /* version 0.2 */
-  size_t computed_budget;     /**< the budget before any cap (env, affinity, cgroup) */
-  size_t budget_cap;          /**< the poolshim_set_budget() cap in force; 0 = none */
-  int degraded;               /**< 1 when parallel calls run serially because the pool failed */
-  const char* degraded_reason;/**< why, or "" (never NULL) */
-  const char* group;          /**< POOLSHIM_GROUP name, or "" when not in a group */
-  size_t group_members;       /**< live processes in the group (0 when not in a group) */
-  size_t group_busy;          /**< pool threads busy across the group right now */
+  size_t computed_budget;      /**< the budget before any cap (env, affinity, cgroup) */
+  size_t budget_cap;           /**< the poolshim_set_budget() cap in force; 0 = none */
+  int degraded;                /**< 1 when parallel calls run serially because the pool failed */
+  const char* degraded_reason; /**< why, or "" (never NULL) */
+  const char* group;           /**< POOLSHIM_GROUP name, or "" when not in a group */
+  size_t group_members;        /**< live processes in the group (0 when not in a group) */
+  size_t group_busy;           /**< pool threads busy across the group right now */
   /* version 0.3 */
-  size_t workers_started;     /**< pool worker threads that exist (the caller not counted) */
-  size_t workers_wanted;      /**< the most the pool asked for (0 before the first parallel call);
-                                   more than workers_started after a partial pthread_create
-                                   failure: degraded, the pool runs with the workers it has and
-                                   retries with backoff */
+  size_t workers_started; /**< pool worker threads that exist (the caller not counted) */
+  size_t workers_wanted;  /**< the most the pool asked for (0 before the first parallel call);
+                               more than workers_started after a partial pthread_create
+                               failure: degraded, the pool runs with the workers it has and
+                               retries with backoff */
 };
 
 /**

@@ -57,8 +57,10 @@ bool Run::steal(bool fence, size_t* begin, size_t* end) {
     // Pending. After the barrier every take() load sees 0 (the owner waits in settle) or came
     // before it, in which case next_ below includes that item.
     bool ordered = true;
-    if (fence) std::atomic_thread_fence(std::memory_order_seq_cst);
-    else ordered = membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0;
+    if (fence)
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+    else
+      ordered = membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0;
     if (ordered) {
       size_t n = next_.load(std::memory_order_relaxed);
       size_t s = n > proposal ? n : proposal;

@@ -102,23 +102,25 @@ class Run {
 
  private:
   void order() const {
-    if (fence_) std::atomic_thread_fence(std::memory_order_seq_cst);
-    else std::atomic_signal_fence(std::memory_order_seq_cst);  // the barrier does the rest
+    if (fence_)
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+    else
+      std::atomic_signal_fence(std::memory_order_seq_cst);  // the barrier does the rest
   }
   // Slow path of take(): waits out a thief, then returns the end in force; closes the run (end
   // 0) when that end is at or below `first`, the first item the owner wanted.
   size_t settle(size_t first);
 
   // Read by watchers on every look (and written once per run): the end, the flags.
-  std::atomic<size_t> end_{0};     // owner at open(); thieves lower it; 0 = closed or pending
-  std::atomic<unsigned> thief_{0}; // 1 while a thief decides (exchange); owner waits on it
+  std::atomic<size_t> end_{0};         // owner at open(); thieves lower it; 0 = closed or pending
+  std::atomic<unsigned> thief_{0};     // 1 while a thief decides (exchange); owner waits on it
   std::atomic<unsigned> claiming_{0};  // owner: 1 from claiming() to open() / unclaimed()
   // Written by the owner once per item, on a line of its own: a watcher that polled it would
   // make every take() a cache miss (measured: +1 us on a 64-item call at 2 threads). Watchers
   // read it only every few microseconds (progress, stalls) and thieves when they steal.
   alignas(64) std::atomic<size_t> next_{0};  // owner: items below are started (relaxed stores)
-  size_t committed_ = 0;           // owner only: the last value take_upto() stored in next_
-  bool fence_ = false;             // owner only
+  size_t committed_ = 0;  // owner only: the last value take_upto() stored in next_
+  bool fence_ = false;    // owner only
 };
 
 }  // namespace poolshim::core

@@ -76,10 +76,13 @@ void routine() {
 TEST(FirstUse, GlibcRestartsAOnceRoutineThatAForkInterrupted) {
   g_parent = getpid();
   pthread_t t;
-  ASSERT_EQ(0, pthread_create(&t, nullptr, [](void*) -> void* {
-              pthread_once(&g_control, routine);
-              return nullptr;
-            }, nullptr));
+  ASSERT_EQ(0, pthread_create(
+                   &t, nullptr,
+                   [](void*) -> void* {
+                     pthread_once(&g_control, routine);
+                     return nullptr;
+                   },
+                   nullptr));
   while (!g_entered.load()) usleep(100);
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
@@ -95,7 +98,8 @@ TEST(FirstUse, GlibcRestartsAOnceRoutineThatAForkInterrupted) {
   EXPECT_TRUE(WIFEXITED(status)) << "the child did not exit (signal "
                                  << (WIFSIGNALED(status) ? WTERMSIG(status) : 0)
                                  << "): pthread_once waited for the parent's routine";
-  if (WIFEXITED(status)) EXPECT_EQ(0, WEXITSTATUS(status)) << "the routine did not run in the child";
+  if (WIFEXITED(status))
+    EXPECT_EQ(0, WEXITSTATUS(status)) << "the routine did not run in the child";
   EXPECT_EQ(1, g_runs.load());
   pthread_once(&g_control, routine);  // done in the parent: not run again
   EXPECT_EQ(1, g_runs.load());

@@ -53,7 +53,8 @@ class Blocker {
     std::lock_guard<std::mutex> lock(mutex_);
     if (timed_out_) return "the blocked item waited in vain: items behind it never ran";
     for (size_t i = 0; i < seen_.size(); ++i)
-      if (seen_[i] != 1) return "cell " + std::to_string(i) + " ran " + std::to_string(seen_[i]) + " times";
+      if (seen_[i] != 1)
+        return "cell " + std::to_string(i) + " ran " + std::to_string(seen_[i]) + " times";
     return "";
   }
 
@@ -74,8 +75,8 @@ std::vector<size_t> blocked_items(size_t n, size_t threads) {
 
 // A shape of about 48 cells, every tile 1 (each tile is one item).
 Shape shape_for(size_t dims) {
-  static const size_t kRanges[6][6] = {{48}, {6, 8}, {4, 3, 4}, {2, 3, 2, 4}, {2, 2, 3, 2, 2},
-                                       {2, 2, 2, 2, 3, 2}};
+  static const size_t kRanges[6][6] = {{48},         {6, 8},          {4, 3, 4},
+                                       {2, 3, 2, 4}, {2, 2, 3, 2, 2}, {2, 2, 2, 2, 3, 2}};
   Shape s;
   for (size_t d = 0; d < dims; ++d) s.r[d] = kRanges[dims - 1][d];
   return s;
@@ -86,7 +87,8 @@ Shape shape_for(size_t dims) {
 std::vector<size_t> cells_of(const HeaderCase& c, const Shape& s, const Call& call) {
   std::vector<size_t> own;
   for (size_t i = 0; i < call.size(); ++i)
-    if (static_cast<int>(i) != c.uarch_pos && static_cast<int>(i) != c.thread_pos) own.push_back(call[i]);
+    if (static_cast<int>(i) != c.uarch_pos && static_cast<int>(i) != c.thread_pos)
+      own.push_back(call[i]);
   size_t start[6], count[6], k = c.dims;
   for (size_t d = 0; d < c.dims; ++d) {
     start[d] = own[d];
@@ -110,8 +112,8 @@ TEST_P(Progress, BlockedItemHoldsNoOtherItemHostage) {
   for (size_t threads : {size_t{2}, size_t{4}}) {
     pthreadpool_t pool = pthreadpool_create(threads);
     for (size_t blocked : blocked_items(n, threads)) {
-      SCOPED_TRACE(std::string(c.name) + " threads=" + std::to_string(threads) +
-                   " blocked item " + std::to_string(blocked) + " of " + std::to_string(n));
+      SCOPED_TRACE(std::string(c.name) + " threads=" + std::to_string(threads) + " blocked item " +
+                   std::to_string(blocked) + " of " + std::to_string(n));
       Blocker b(n, blocked);
       Recorder rec;
       rec.on_call = [&](const Call& call) { b.cover(cells_of(c, s, call)); };
@@ -161,9 +163,8 @@ TEST(ProgressSurfaces, ExecuTorchRun) {
   auto* pool = executorch::extension::threadpool::get_threadpool();
   ASSERT_NE(pool, nullptr);
   ASSERT_EQ(pool->get_thread_count(), 4u);
-  expect_progress("ThreadPool::run", 4, [&](size_t n, Blocker& b) {
-    pool->run([&b](size_t i) { b.cover({i}); }, n);
-  });
+  expect_progress("ThreadPool::run", 4,
+                  [&](size_t n, Blocker& b) { pool->run([&b](size_t i) { b.cover({i}); }, n); });
 }
 
 }  // namespace
