@@ -282,7 +282,10 @@ inline bool has_free_lane(const Job& job) {
          job.free_lanes.load(std::memory_order_relaxed) != 0;
 }
 
-void worker_share(Job& job, size_t lane) {
+// no_sanitize("null"): glibc's forced unwind carries no C++ object, so the documented
+// `catch (abi::__forced_unwind&)` binds a null reference, which UBSan reports and aborts on
+// (noinline: inlined into help_one_call, the attribute would not apply).
+__attribute__((noinline, no_sanitize("null"))) void worker_share(Job& job, size_t lane) {
   try {
     Denormals d(job.flags);
     if (participate(job, lane, true) == Share::left) give_back_lane(job, lane);
