@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "abi/pthreadpool_api.h"  // the signatures only; every call goes through dlsym
+#include "abi/pthreadpool/api.h"  // the signatures only; every call goes through dlsym
 
 namespace {
 

@@ -28,10 +28,11 @@ install(FILES ${PROJECT_SOURCE_DIR}/docs/poolshim.1 DESTINATION ${CMAKE_INSTALL_
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # The Python module: the files listed here plus a generated _build.py that records the version and
-# where the library lies relative to the module (build tree: build/python -> build/lib; install:
-# <pythondir> -> <libdir>).
+# where the library and the command lie relative to the module (build tree: build/python ->
+# build/lib, build/bin; install: <pythondir> -> <libdir>, <bindir>; wheel: poolshim/_bundle/lib,
+# poolshim/_bundle/bin, scripts/wheel.sh).
 set(POOLSHIM_PYTHON_SOURCES)
-foreach(_py __init__ __main__ _native _run _runtimes _version)
+foreach(_py __init__ __main__ _cli _native _pools _run _runtimes _version)
   list(APPEND POOLSHIM_PYTHON_SOURCES ${PROJECT_SOURCE_DIR}/python/poolshim/${_py}.py)
 endforeach()
 set(POOLSHIM_PYTHON_BUILD_DIR ${PROJECT_BINARY_DIR}/python)
@@ -41,10 +42,18 @@ foreach(_py IN LISTS POOLSHIM_PYTHON_SOURCES)
   install(FILES ${_py} DESTINATION ${POOLSHIM_INSTALL_PYTHONDIR}/poolshim)
 endforeach()
 set(POOLSHIM_PY_LIBDIR_FROM_MODULE ../../lib)
+set(POOLSHIM_PY_COMMAND_FROM_MODULE ../../bin/poolshim)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/_build.py.in ${POOLSHIM_PYTHON_BUILD_DIR}/poolshim/_build.py @ONLY)
 file(RELATIVE_PATH POOLSHIM_PY_LIBDIR_FROM_MODULE
   /p/${POOLSHIM_INSTALL_PYTHONDIR}/poolshim /p/${CMAKE_INSTALL_LIBDIR})
+file(RELATIVE_PATH POOLSHIM_PY_COMMAND_FROM_MODULE
+  /p/${POOLSHIM_INSTALL_PYTHONDIR}/poolshim /p/${CMAKE_INSTALL_BINDIR}/poolshim)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/_build.py.in ${PROJECT_BINARY_DIR}/python-install/_build.py @ONLY)
+# The wheel's (scripts/wheel.sh copies it into the staged package): the library and the command
+# are bundled inside the package folder.
+set(POOLSHIM_PY_LIBDIR_FROM_MODULE _bundle/lib)
+set(POOLSHIM_PY_COMMAND_FROM_MODULE _bundle/bin/poolshim)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/_build.py.in ${PROJECT_BINARY_DIR}/python-wheel/_build.py @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/python-install/_build.py DESTINATION ${POOLSHIM_INSTALL_PYTHONDIR}/poolshim)
 
 # The Debian package: `cpack -G DEB` in the build folder (or `cmake --build build --target package`).

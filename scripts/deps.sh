@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages poolshim needs, only those that are missing.
-# Usage: scripts/deps.sh [build] [test] [bench] [torch] [fuzz] [openmp]   (default: build test)
+# Usage: scripts/deps.sh [build] [test] [bench] [torch] [fuzz] [format] [openmp]   (default: build test)
 # Runs `apt-get update` at most once per call, and only when something is missing.
 set -euo pipefail
 
@@ -11,12 +11,15 @@ pkgs=()
 for g in "${groups[@]}"; do
   case "$g" in
     build) pkgs+=(cmake g++ make pkg-config libpthreadpool-dev libcpuinfo-dev libarchive-dev nlohmann-json3-dev) ;;
-    test)  pkgs+=(libgtest-dev python3-dev python3 dpkg-dev) ;;
+    # python3-venv/-pip/-setuptools/-wheel: scripts/wheel.sh and the wheel's venv test (no network);
+    # patchelf: proc_util.AsUser (copies of hosts run as nobody)
+    test)  pkgs+=(libgtest-dev python3-dev python3 dpkg-dev python3-venv python3-pip python3-setuptools python3-wheel patchelf) ;;
     bench) pkgs+=(libbenchmark-dev gnuplot-nox hyperfine) ;;
-    torch) pkgs+=(python3-torch) ;;
+    torch) pkgs+=(python3-torch python3-threadpoolctl) ;;  # threadpoolctl: the pools view is checked against it
     fuzz)  pkgs+=(clang libclang-rt-14-dev) ;;  # libFuzzer and the sanitizer runtimes (scripts/fuzz.sh)
+    format) pkgs+=(clang-format) ;;  # scripts/format.sh
     openmp) pkgs+=(gcc-12-source libomp5-14) ;;  # GCC's libgomp testsuite (scripts/libgomp_suite.sh); LLVM's libomp for the bench
-    *) echo "deps.sh: unknown group '$g' (build, test, bench, torch, fuzz, openmp)" >&2; exit 2 ;;
+    *) echo "deps.sh: unknown group '$g' (build, test, bench, torch, fuzz, format, openmp)" >&2; exit 2 ;;
   esac
 done
 

@@ -8,11 +8,11 @@
 #    only commands that CTest knows (no set_property, no get_test_property).
 #
 # poolshim_apply_test_rules(<test> <own labels> <own environment>): sets the test's LABELS and
-# ENVIRONMENT to its own plus the rules' (label tsan; the sanitizer runtime and options), and
-# DISABLED in a sanitizer build that cannot run it. Needs POOLSHIM_SANITIZE,
-# POOLSHIM_SANITIZER_ENV, POOLSHIM_SANITIZER_INCOMPATIBLE, POOLSHIM_ASAN_INCOMPATIBLE,
-# POOLSHIM_TSAN_INCOMPATIBLE and POOLSHIM_TSAN_TESTS in scope. The *_without_shim controls never
-# get the tsan label (their races are in the fixtures' uninstrumented legacy pools).
+# ENVIRONMENT to its own plus the rules' (the sanitizer runtime and options), and DISABLED in a
+# sanitizer build that cannot run it. Needs POOLSHIM_SANITIZE, POOLSHIM_SANITIZER_ENV,
+# POOLSHIM_SANITIZER_INCOMPATIBLE, POOLSHIM_ASAN_INCOMPATIBLE and POOLSHIM_TSAN_INCOMPATIBLE in
+# scope. The label tsan is never given here: a test has it from where it is added (its own
+# labels), so renaming a test cannot change what ThreadSanitizer runs.
 function(poolshim_apply_test_rules name labels environment)
   if(POOLSHIM_SANITIZE AND name MATCHES "${POOLSHIM_SANITIZER_INCOMPATIBLE}")
     set_tests_properties("${name}" PROPERTIES DISABLED TRUE)
@@ -26,10 +26,6 @@ function(poolshim_apply_test_rules name labels environment)
   list(APPEND environment ${POOLSHIM_SANITIZER_ENV})
   if(environment)
     set_tests_properties("${name}" PROPERTIES ENVIRONMENT "${environment}")
-  endif()
-  if(name MATCHES "${POOLSHIM_TSAN_TESTS}" AND NOT name MATCHES "without_shim")
-    list(APPEND labels tsan)
-    list(REMOVE_DUPLICATES labels)
   endif()
   if(labels)
     set_tests_properties("${name}" PROPERTIES LABELS "${labels}")

@@ -69,35 +69,43 @@ std::string why(const AuditEntry& e) {
     const reach::SurfaceVerdict& v = e.verdict.surface[k];
     if (v.verdict != reach::Verdict::unreachable) continue;
     if (!out.empty()) out += "; ";
-    out += std::string(reach::surface_name(static_cast<reach::Surface>(k))) + ": " + reach::reason_text(v.reason);
+    out += std::string(reach::surface_name(static_cast<reach::Surface>(k))) + ": " +
+           reach::reason_text(v.reason);
     if (v.symbol[0] != '\0') out += " [" + demangle(v.symbol) + "]";
   }
   return out;
 }
 
 std::string runtime_note(const AuditEntry& e, const ProcessFacts* proc) {
-  std::string out = std::string(e.runtime->name) + ": its own thread pool beside the shared one (not merged); bounded by " +
+  std::string out = std::string(e.runtime->name) +
+                    ": its own thread pool beside the shared one (not merged); bounded by " +
                     e.runtime->env_var;
   if (proc == nullptr) return out;
   for (const ProcessFacts::RuntimeEnv& v : proc->env) {
     if (v.var != e.runtime->env_var) continue;
-    if (!v.readable) out += " (its environment is not readable)";
-    else out += v.set ? " (=" + printable(v.value) + " in this process)" : " (unset in this process: one thread per CPU)";
+    if (!v.readable)
+      out += " (its environment is not readable)";
+    else
+      out += v.set ? " (=" + printable(v.value) + " in this process)"
+                   : " (unset in this process: one thread per CPU)";
   }
   return out;
 }
 
 const char* const kIndent = "                            ";
 
-void print_table(const std::vector<AuditEntry>& entries, const ScanStats& st, bool all, const RowCounts& c,
-                 const ProcessFacts* proc) {
+void print_table(const std::vector<AuditEntry>& entries, const ScanStats& st, bool all,
+                 const RowCounts& c, const ProcessFacts* proc) {
   if (proc != nullptr) {
     if (proc->shim_loaded)
-      printf("process %ld: libpoolshim is loaded (%s); verdicts are what happens in this process\n", proc->pid,
-             printable(proc->shim_path).c_str());
+      printf("process %ld: libpoolshim is loaded (%s); verdicts are what happens in this process\n",
+             proc->pid, printable(proc->shim_path).c_str());
     else
-      printf("process %ld: libpoolshim is NOT loaded; every pool below runs on its own. Verdicts say what a\n"
-             "preload (poolshim run, LD_PRELOAD) would do\n", proc->pid);
+      printf(
+          "process %ld: libpoolshim is NOT loaded; every pool below runs on its own. Verdicts say "
+          "what a\n"
+          "preload (poolshim run, LD_PRELOAD) would do\n",
+          proc->pid);
   }
   size_t shown = 0;
   for (const AuditEntry& e : entries) {
@@ -109,25 +117,31 @@ void print_table(const std::vector<AuditEntry>& entries, const ScanStats& st, bo
     if (!reason.empty()) line += "\n" + std::string(kIndent) + "unreachable: " + reason;
     for (unsigned k = 0; k < reach::kSurfaceCount; ++k) {
       if (e.verdict.surface[k].unused_copy)
-        line += "\n" + std::string(kIndent) + "note: " + reach::surface_name(static_cast<reach::Surface>(k)) +
+        line += "\n" + std::string(kIndent) +
+                "note: " + reach::surface_name(static_cast<reach::Surface>(k)) +
                 ": the module never calls its own copy (it only serves other modules)";
       if (e.client(k)) line += "\n" + std::string(kIndent) + client_effect(e, k, proc);
     }
     if (e.runtime != nullptr) line += "\n" + std::string(kIndent) + runtime_note(e, proc);
-    if (!e.error.empty()) line += "\n" + std::string(kIndent) + (e.readable ? "incomplete: " : "not read: ") + e.error;
+    if (!e.error.empty())
+      line += "\n" + std::string(kIndent) + (e.readable ? "incomplete: " : "not read: ") + e.error;
     printf("%-13s %-13s %s\n", surface_cell(e, reach::kExecutorch, proc).c_str(),
            surface_cell(e, reach::kPthreadpool, proc).c_str(), line.c_str());
   }
-  printf("%zu file%s scanned (%zu ELF, %zu archive%s); %zu listed: %zu with their own pool copy (%zu unreachable), "
-         "%zu unused cop%s, %zu client%s, %zu other runtime%s, %zu provider, %zu not read",
-         st.files, st.files == 1 ? "" : "s", st.elf_files, st.archives, st.archives == 1 ? "" : "s", c.listed,
-         c.own_copy, c.own_copy_unreachable, c.unused_copy, c.unused_copy == 1 ? "y" : "ies", c.client,
-         c.client == 1 ? "" : "s", c.runtime, c.runtime == 1 ? "" : "s", c.provider, c.not_read);
+  printf(
+      "%zu file%s scanned (%zu ELF, %zu archive%s); %zu listed: %zu with their own pool copy (%zu "
+      "unreachable), "
+      "%zu unused cop%s, %zu client%s, %zu other runtime%s, %zu provider, %zu not read",
+      st.files, st.files == 1 ? "" : "s", st.elf_files, st.archives, st.archives == 1 ? "" : "s",
+      c.listed, c.own_copy, c.own_copy_unreachable, c.unused_copy, c.unused_copy == 1 ? "y" : "ies",
+      c.client, c.client == 1 ? "" : "s", c.runtime, c.runtime == 1 ? "" : "s", c.provider,
+      c.not_read);
   if (all) printf(", %zu other", c.other);
   printf("\n");
   if (!st.failures.empty())
-    printf("INCOMPLETE: %zu input%s not read or read only in part (listed on stderr); exit status 2\n",
-           st.failures.size(), st.failures.size() == 1 ? "" : "s");
+    printf(
+        "INCOMPLETE: %zu input%s not read or read only in part (listed on stderr); exit status 2\n",
+        st.failures.size(), st.failures.size() == 1 ? "" : "s");
 }
 
 Json module_json(const AuditEntry& e, const ProcessFacts* proc) {
@@ -154,15 +168,17 @@ Json module_json(const AuditEntry& e, const ProcessFacts* proc) {
     m[reach::surface_name(static_cast<reach::Surface>(k))] = s;
   }
   if (e.runtime != nullptr) {
-    m["runtime"] = {{"name", e.runtime->name}, {"env_var", e.runtime->env_var}, {"note", runtime_note(e, proc)}};
+    m["runtime"] = {{"name", e.runtime->name},
+                    {"env_var", e.runtime->env_var},
+                    {"note", runtime_note(e, proc)}};
   } else {
     m["runtime"] = nullptr;
   }
   return m;
 }
 
-void print_json_doc(const std::vector<AuditEntry>& entries, const ScanStats& st, bool all, const RowCounts& c,
-                    int status, const ProcessFacts* proc) {
+void print_json_doc(const std::vector<AuditEntry>& entries, const ScanStats& st, bool all,
+                    const RowCounts& c, int status, const ProcessFacts* proc) {
   Json j;
   j["version"] = 2;
   j["poolshim_version"] = POOLSHIM_VERSION_STRING;
@@ -175,9 +191,15 @@ void print_json_doc(const std::vector<AuditEntry>& entries, const ScanStats& st,
   for (const Failure& f : st.failures) failures.push_back({{"path", f.path}, {"reason", f.reason}});
   j["incomplete"] = failures;
   j["unreachable"] = c.unreachable;
-  j["counts"] = {{"listed", c.listed},       {"own_copy", c.own_copy},       {"own_copy_unreachable", c.own_copy_unreachable},
-                 {"unused_copy", c.unused_copy}, {"client", c.client},       {"other_runtime", c.runtime},
-                 {"provider", c.provider},   {"not_read", c.not_read},       {"other", c.other}};
+  j["counts"] = {{"listed", c.listed},
+                 {"own_copy", c.own_copy},
+                 {"own_copy_unreachable", c.own_copy_unreachable},
+                 {"unused_copy", c.unused_copy},
+                 {"client", c.client},
+                 {"other_runtime", c.runtime},
+                 {"provider", c.provider},
+                 {"not_read", c.not_read},
+                 {"other", c.other}};
   j["exit_status"] = status;
   if (proc != nullptr) {
     Json p;
@@ -212,17 +234,19 @@ int usage_error(const std::string& msg) {
 int audit_main(int argc, char** argv) {
   bool json = false, all = false;
   long pid = 0;
-  static const option kOptions[] = {
-      {"json", no_argument, nullptr, 'j'}, {"all", no_argument, nullptr, 'a'},
-      {"pid", required_argument, nullptr, 'p'}, {"help", no_argument, nullptr, 'h'},
-      {nullptr, 0, nullptr, 0}};
+  static const option kOptions[] = {{"json", no_argument, nullptr, 'j'},
+                                    {"all", no_argument, nullptr, 'a'},
+                                    {"pid", required_argument, nullptr, 'p'},
+                                    {"help", no_argument, nullptr, 'h'},
+                                    {nullptr, 0, nullptr, 0}};
   int c;
   while ((c = next_option(argc, argv, ":h", kOptions)) != -1) {
     switch (c) {
       case 'j': json = true; break;
       case 'a': all = true; break;
       case 'p':
-        if (!parse_pid(optarg, &pid)) return usage_error(std::string("--pid wants a process id, not '") + optarg + "'");
+        if (!parse_pid(optarg, &pid))
+          return usage_error(std::string("--pid wants a process id, not '") + optarg + "'");
         break;
       case 'h': fputs(kAuditHelp, stdout); return kExitOk;
       case ':': return usage_error(std::string("option ") + argv[optind - 1] + " wants a value");
@@ -247,9 +271,13 @@ int audit_main(int argc, char** argv) {
 
   const ProcessFacts* proc = pid != 0 ? &scanner.process() : nullptr;
   RowCounts counts = count_rows(scanner.entries(), all);
-  int status = !scanner.stats().failures.empty() ? kExitUsage : counts.unreachable > 0 ? kExitFindings : kExitOk;
-  if (json) print_json_doc(scanner.entries(), scanner.stats(), all, counts, status, proc);
-  else print_table(scanner.entries(), scanner.stats(), all, counts, proc);
+  int status = !scanner.stats().failures.empty() ? kExitUsage
+               : counts.unreachable > 0          ? kExitFindings
+                                                 : kExitOk;
+  if (json)
+    print_json_doc(scanner.entries(), scanner.stats(), all, counts, status, proc);
+  else
+    print_table(scanner.entries(), scanner.stats(), all, counts, proc);
   return status;
 }
 

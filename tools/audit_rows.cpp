@@ -56,14 +56,17 @@ std::string surface_cell(const AuditEntry& e, unsigned k, const ProcessFacts* pr
   if (e.verdict.provider) return "provider";
   const reach::SurfaceVerdict& v = e.verdict.surface[k];
   if (v.verdict == reach::Verdict::absent) return e.client(k) ? "client" : "-";
-  if (v.verdict == reach::Verdict::redirected && proc != nullptr && !proc->shim_loaded) return "reachable";
+  if (v.verdict == reach::Verdict::redirected && proc != nullptr && !proc->shim_loaded)
+    return "reachable";
   return reach::verdict_text(v.verdict);
 }
 
 std::string client_effect(const AuditEntry& /*e*/, unsigned k, const ProcessFacts* proc) {
   std::string surface = reach::surface_name(static_cast<reach::Surface>(k));
   if (proc == nullptr)
-    return "client of " + surface + ": its calls go through the dynamic linker, so under the preload they reach the shim's one pool";
+    return "client of " + surface +
+           ": its calls go through the dynamic linker, so under the preload they reach the shim's "
+           "one pool";
   if (proc->shim_loaded)
     return "client of " + surface + ": its calls reach the shim's one pool in this process";
   std::string where = proc->provider_of[k].empty() ? std::string("whichever module defines them")

@@ -35,7 +35,8 @@ bool looks_like_archive(const std::string& path, const unsigned char* head, size
   };
   if (n >= 4 && memcmp(head, "PK\3\4", 4) == 0) return true;  // zip, wheel, jar, apk
   return ends_with(".whl") || ends_with(".zip") || ends_with(".tar") || ends_with(".tar.gz") ||
-         ends_with(".tgz") || ends_with(".tar.xz") || ends_with(".tar.bz2") || ends_with(".tar.zst");
+         ends_with(".tgz") || ends_with(".tar.xz") || ends_with(".tar.bz2") ||
+         ends_with(".tar.zst");
 }
 
 void Scanner::tick() {
@@ -54,18 +55,19 @@ void Scanner::judge_image(const std::string& display, const void* data, size_t s
   elf::Reader r;
   r.open_file(data, size);
   e.verdict = reach::judge(r, is_main);
-  e.runtime = diag::runtime_of(display.c_str());
+  e.runtime = report::runtime_of(display.c_str());
   if (!r.ok()) {
     e.readable = false;
   } else if (const char* so = r.soname()) {
     e.soname = so;
-    if (e.runtime == nullptr) e.runtime = diag::runtime_of(so);
+    if (e.runtime == nullptr) e.runtime = report::runtime_of(so);
   }
   if (r.problems() != 0) {
     char buf[512];
     e.error = elf::describe_problems(r.problems(), buf, sizeof buf);
     // A file judged from part of its data may hide a copy: the scan is incomplete.
-    fail(display, std::string(e.readable ? "ELF data read only in part (" : "not judged (") + e.error + ")");
+    fail(display,
+         std::string(e.readable ? "ELF data read only in part (" : "not judged (") + e.error + ")");
   }
   entries_.push_back(std::move(e));
 }
@@ -95,7 +97,8 @@ void Scanner::scan_dir(const std::string& path, int depth) {
   }
   std::vector<std::string> names;
   while (dirent* ent = readdir(d)) {
-    if (strcmp(ent->d_name, ".") != 0 && strcmp(ent->d_name, "..") != 0) names.push_back(ent->d_name);
+    if (strcmp(ent->d_name, ".") != 0 && strcmp(ent->d_name, "..") != 0)
+      names.push_back(ent->d_name);
   }
   closedir(d);
   std::sort(names.begin(), names.end());  // stable output whatever the file system's order
@@ -130,11 +133,14 @@ void Scanner::scan_file(const std::string& path, bool named) {
     if (named) fail(path, std::string(file_type_text(st.st_mode)) + ", not a file; not read");
     return;
   }
-  auto id = std::make_pair(static_cast<unsigned long>(st.st_dev), static_cast<unsigned long>(st.st_ino));
+  auto id =
+      std::make_pair(static_cast<unsigned long>(st.st_dev), static_cast<unsigned long>(st.st_ino));
   if (!seen_.insert(id).second) return;  // reached before through a link
   ++stats_.files;
   if (st.st_size == 0) {
-    if (named) fprintf(stderr, "poolshim audit: %s: empty file; nothing to judge\n", printable(path).c_str());
+    if (named)
+      fprintf(stderr, "poolshim audit: %s: empty file; nothing to judge\n",
+              printable(path).c_str());
     tick();
     return;
   }
@@ -149,7 +155,8 @@ void Scanner::scan_file(const std::string& path, bool named) {
     m.close();
     scan_archive(path);
   } else if (named) {
-    fprintf(stderr, "poolshim audit: %s: not an ELF file or archive; skipped\n", printable(path).c_str());
+    fprintf(stderr, "poolshim audit: %s: not an ELF file or archive; skipped\n",
+            printable(path).c_str());
   }
   tick();
 }
@@ -160,7 +167,8 @@ void Scanner::scan_pid(long pid) {
   process_.pid = pid;
   ProcView proc;
   if (!proc.open(pid)) {
-    fail("/proc/" + std::to_string(pid), std::string("no such process to read: ") + strerror(errno));
+    fail("/proc/" + std::to_string(pid),
+         std::string("no such process to read: ") + strerror(errno));
     process_.exited = true;
     return;
   }
@@ -169,7 +177,8 @@ void Scanner::scan_pid(long pid) {
   if (!proc.read_maps(&maps, &error)) {
     process_.exited = !proc.alive();
     if (process_.exited)
-      fail("process " + std::to_string(pid), "exited before its modules could be read; nothing was judged");
+      fail("process " + std::to_string(pid),
+           "exited before its modules could be read; nothing was judged");
     else
       fail("/proc/" + std::to_string(pid) + "/maps", error);
     return;
@@ -188,7 +197,8 @@ void Scanner::scan_pid(long pid) {
     elf::MappedFile m;
     if (source.empty() || !m.open(source.c_str())) {
       if (!proc.alive()) break;  // reported once below
-      fail(mp.path, std::string("mapped by process ") + std::to_string(pid) + ", cannot read: " + strerror(errno));
+      fail(mp.path, std::string("mapped by process ") + std::to_string(pid) +
+                        ", cannot read: " + strerror(errno));
       continue;
     }
     ++stats_.files;
@@ -200,7 +210,8 @@ void Scanner::scan_pid(long pid) {
       process_.shim_path = mp.path;
     }
     for (unsigned k = 0; k < reach::kSurfaceCount; ++k)
-      if (e.verdict.exports_entry[k] && process_.provider_of[k].empty()) process_.provider_of[k] = base_name(mp.path);
+      if (e.verdict.exports_entry[k] && process_.provider_of[k].empty())
+        process_.provider_of[k] = base_name(mp.path);
     tick();
   }
   // Zombie or gone: maps of a zombie are empty, and a process that exited mid-scan leaves a

@@ -9,22 +9,23 @@
 #include <string>
 #include <vector>
 
-#include "diag/runtimes.h"
+#include "report/runtimes.h"
 #include "reach/verdict.h"
 
 namespace poolshim::cli {
 
 struct AuditEntry {
-  std::string path;        // file path, "archive!member", or the path mapped in the process
-  std::string soname;      // DT_SONAME or ""
+  std::string path;    // file path, "archive!member", or the path mapped in the process
+  std::string soname;  // DT_SONAME or ""
   reach::ModuleVerdict verdict;
-  bool readable = true;    // false: not judged (error says why)
-  std::string error;       // what could not be read ("" when nothing)
-  const diag::Runtime* runtime = nullptr;  // another runtime's pool (OpenMP, OpenBLAS, ...)
+  bool readable = true;                      // false: not judged (error says why)
+  std::string error;                         // what could not be read ("" when nothing)
+  const report::Runtime* runtime = nullptr;  // another runtime's pool (OpenMP, OpenBLAS, ...)
   // A client of a surface: it names the surface's symbols through the dynamic linker without
   // defining them, so its calls go wherever the process's lookup finds them first.
   bool client(unsigned surface) const {
-    return readable && !verdict.provider && verdict.surface[surface].verdict == reach::Verdict::absent &&
+    return readable && !verdict.provider &&
+           verdict.surface[surface].verdict == reach::Verdict::absent &&
            verdict.surface[surface].uses_linker;
   }
 };
@@ -35,8 +36,8 @@ struct Failure {
 };
 
 struct ScanStats {
-  size_t files = 0;        // regular files and archive members looked at
-  size_t elf_files = 0;    // of which ELF
+  size_t files = 0;      // regular files and archive members looked at
+  size_t elf_files = 0;  // of which ELF
   size_t archives = 0;
   std::vector<Failure> failures;  // inputs not read, or read only in part
 };
@@ -47,7 +48,7 @@ struct ProcessFacts {
   std::string exe;
   bool shim_loaded = false;  // libpoolshim (any module that provides the poolshim C API) is mapped
   std::string shim_path;
-  bool exited = false;       // the process was gone (or a zombie) by the end of the scan
+  bool exited = false;  // the process was gone (or a zombie) by the end of the scan
   // The module that defines each surface's entry point first in load order: where a client's
   // calls go when the shim is not loaded ("" when none).
   std::string provider_of[reach::kSurfaceCount];
@@ -64,7 +65,8 @@ struct ProcessFacts {
 class Scanner {
  public:
   // progress: called after each file (for the terminal progress line); may be empty.
-  explicit Scanner(std::function<void(const ScanStats&)> progress) : progress_(std::move(progress)) {}
+  explicit Scanner(std::function<void(const ScanStats&)> progress)
+      : progress_(std::move(progress)) {}
 
   // A file, folder or archive named on the command line.
   void scan_path(const std::string& path);

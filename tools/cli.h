@@ -8,15 +8,19 @@
 
 namespace poolshim::cli {
 
-// Exit statuses shared by every subcommand (documented in docs/poolshim-command.md and poolshim(1)).
+// Exit statuses shared by every subcommand (documented in docs/poolshim-command.md and
+// poolshim(1)).
 constexpr int kExitOk = 0;
-constexpr int kExitFindings = 1;   // audit: some pool copy is unreachable
-constexpr int kExitUsage = 2;      // bad arguments, unreadable input, incomplete scan, no library
+constexpr int kExitFindings = 1;  // audit: some pool copy is unreachable
+constexpr int kExitUsage = 2;     // bad arguments, unreadable input, incomplete scan, no library
 constexpr int kExitExecFailed = 127;
 
 int run_main(int argc, char** argv);    // poolshim run [--threads N] [--log LEVEL] -- CMD ARGS...
 int audit_main(int argc, char** argv);  // poolshim audit [--json] [--all] PATH... | --pid PID
-int info_main(int argc, char** argv);   // poolshim info [--json] [--pid PID]
+int info_main(int argc, char** argv);   // poolshim info [--pools] [--json] [--pid PID]
+// poolshim info --pools: every thread pool of process pid (0: this command's own), as a table or
+// JSON (pools_cmd.cpp).
+int info_pools(long pid, bool json);
 
 // The libpoolshim.so that belongs to this command: next to it in the build tree
 // (bin/../lib/libpoolshim.so) or in the installed layout (bin/../<libdir>/libpoolshim.so).

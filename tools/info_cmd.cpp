@@ -1,9 +1,10 @@
-// poolshim info [--json] [--pid PID]
+// poolshim info [--pools] [--json] [--pid PID]
 // Without --pid: the thread budget the shim would use in this environment, every source it
 // considered, the CPU topology, and the settings in force. It runs the shim's own code (config/,
 // budget/) in this process, so what it prints is what a preloaded shim would decide here.
 // With --pid: what a running process holds: whether libpoolshim is loaded, its POOLSHIM_*
 // settings, and the other runtimes' pools (OpenMP, OpenBLAS, MKL, oneTBB) it has loaded.
+// With --pools: every thread pool of that process, one row each (pools_cmd.cpp).
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -18,10 +19,10 @@
 #include "base/private_library.h"
 #include "budget/budget.h"
 #include "budget/group_ledger.h"
-#include "budget/topology.h"
+#include "topology.h"
 #include "cli.h"
 #include "config/options.h"
-#include "diag/runtimes.h"
+#include "report/runtimes.h"
 #include "elf/mapped_file.h"
 #include "elf/reader.h"
 #include "json_out.h"
@@ -34,6 +35,7 @@ namespace {
 const char kInfoHelp[] =
     "usage: poolshim info [--json]\n"
     "       poolshim info [--json] --pid PID\n"
+    "       poolshim info --pools [--json] [--pid PID]\n"
     "\n"
     "Prints the thread budget libpoolshim.so would use in this environment and where it came\n"
     "from (POOLSHIM_NUM_THREADS, the affinity mask, the cgroup CPU quota), the CPU topology\n"
@@ -42,7 +44,12 @@ const char kInfoHelp[] =
     "With --pid: whether libpoolshim is loaded in process PID, its POOLSHIM_* settings, its\n"
     "thread count, and the other runtimes' pools it loaded (OpenMP, OpenBLAS, MKL, oneTBB: not\n"
     "merged) with the variable that bounds each.\n"
+    "With --pools: every thread pool of process PID (without --pid: of this command, which never\n"
+    "loads the shim, and says so), one row each with the fields of poolshim.threadpool_info():\n"
+    "threadpoolctl's user_api, internal_api, prefix, filepath, version, num_threads, and merged,\n"
+    "reason, pool, active_threads (the shim's workers alive now), budget.\n"
     "\n"
+    "  --pools     the pools view\n"
     "  --json      one JSON document on stdout\n"
     "  --pid PID   describe the running process PID\n"
     "  -h, --help  this text\n"
@@ -103,7 +110,7 @@ PassthroughEngine passthrough_engine() {
 int info_here(bool json) {
   const config::Options& opt = config::options();
   const budget::Budget& b = budget::current();
-  const budget::Topology& t = budget::topology();
+  const Topology& t = topology();
   const char* env = config::raw_value("POOLSHIM_NUM_THREADS");
   std::string tried;
   std::string lib = find_library(&tried);
@@ -201,7 +208,7 @@ int info_here(bool json) {
 
 struct LoadedRuntime {
   std::string path;
-  const diag::Runtime* runtime;
+  const report::Runtime* runtime;
 };
 
 int info_pid(long pid, bool json) {
@@ -219,7 +226,7 @@ int info_pid(long pid, bool json) {
   std::string shim;
   std::vector<LoadedRuntime> runtimes;
   for (const Mapping& m : maps) {
-    if (const diag::Runtime* rt = diag::runtime_of(m.path.c_str())) runtimes.push_back({m.path, rt});
+    if (const report::Runtime* rt = report::runtime_of(m.path.c_str())) runtimes.push_back({m.path, rt});
     if (!shim.empty()) continue;
     // libpoolshim is the module that exports the poolshim C API (whatever its file name).
     std::string source = proc.readable_source(m);
@@ -290,9 +297,10 @@ int info_pid(long pid, bool json) {
 }  // namespace
 
 int info_main(int argc, char** argv) {
-  bool json = false;
+  bool json = false, pools = false;
   long pid = 0;
   static const option kOptions[] = {{"json", no_argument, nullptr, 'j'},
+                                    {"pools", no_argument, nullptr, 'P'},
                                     {"pid", required_argument, nullptr, 'p'},
                                     {"help", no_argument, nullptr, 'h'},
                                     {nullptr, 0, nullptr, 0}};
@@ -300,6 +308,7 @@ int info_main(int argc, char** argv) {
   while ((c = next_option(argc, argv, ":h", kOptions)) != -1) {
     switch (c) {
       case 'j': json = true; break;
+      case 'P': pools = true; break;
       case 'p':
         if (!parse_pid(optarg, &pid)) {
           fprintf(stderr, "poolshim info: --pid wants a process id, not '%s'\n(see poolshim info --help)\n", optarg);
@@ -316,6 +325,7 @@ int info_main(int argc, char** argv) {
     fprintf(stderr, "poolshim info: unexpected argument %s\n(see poolshim info --help)\n", argv[optind]);
     return kExitUsage;
   }
+  if (pools) return info_pools(pid, json);
   return pid != 0 ? info_pid(pid, json) : info_here(json);
 }
 

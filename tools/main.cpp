@@ -20,6 +20,7 @@ const char kHelp[] =
     "  audit [--json] [--all] PATH... | --pid PID\n"
     "                                          which pool copies a preload can reach\n"
     "  info [--json] [--pid PID]               the thread budget and its sources, or a process\n"
+    "  info --pools [--json] [--pid PID]       every thread pool of a process, merged or not\n"
     "  help [COMMAND]                          this text, or a command's\n"
     "\n"
     "  --version   print the version (the library's, the packages' and the Python module's)\n"

@@ -64,12 +64,15 @@ bool ProcView::read_maps(std::vector<Mapping>* out, std::string* error) {
     char range[64], perms[8], dev[16];
     unsigned long long offset = 0, inode = 0;
     int path_at = 0;
-    if (sscanf(line.c_str(), "%63s %7s %llx %15s %llu %n", range, perms, &offset, dev, &inode, &path_at) < 5) continue;
+    if (sscanf(line.c_str(), "%63s %7s %llx %15s %llu %n", range, perms, &offset, dev, &inode,
+               &path_at) < 5)
+      continue;
     if (inode == 0 || path_at <= 0 || static_cast<size_t>(path_at) >= line.size()) continue;
     std::string path = line.substr(static_cast<size_t>(path_at));
     const char kDeleted[] = " (deleted)";
     size_t dl = sizeof kDeleted - 1;
-    if (path.size() > dl && path.compare(path.size() - dl, dl, kDeleted) == 0) path.resize(path.size() - dl);
+    if (path.size() > dl && path.compare(path.size() - dl, dl, kDeleted) == 0)
+      path.resize(path.size() - dl);
     if (path.empty() || path[0] != '/' || !done.insert(path).second) continue;
     out->push_back(Mapping{range, path});
   }

@@ -1,8 +1,8 @@
-// poolshim run [--threads N] [--log LEVEL] [--group NAME] [--library PATH] [--no-runtime-env] -- CMD ARGS...
-// Prepends libpoolshim.so to LD_PRELOAD (keeping what is there), sets POOLSHIM_NUM_THREADS,
-// POOLSHIM_LOG and POOLSHIM_GROUP when asked, bounds the other runtimes' pools (OpenMP, OpenBLAS,
-// MKL) to the same budget when their variables are unset, and execs the command in place (same
-// pid, same stdio).
+// poolshim run [--threads N] [--log LEVEL] [--group NAME] [--library PATH] [--no-runtime-env] --
+// CMD ARGS... Prepends libpoolshim.so to LD_PRELOAD (keeping what is there), sets
+// POOLSHIM_NUM_THREADS, POOLSHIM_LOG and POOLSHIM_GROUP when asked, bounds the other runtimes'
+// pools (OpenMP, OpenBLAS, MKL) to the same budget when their variables are unset, and execs the
+// command in place (same pid, same stdio).
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -29,7 +29,8 @@ const char kRunHelp[] =
     "\n"
     "  --threads N       set POOLSHIM_NUM_THREADS=N, the thread budget (1..4096)\n"
     "  --log LEVEL       set POOLSHIM_LOG=LEVEL: off, warn, info (explains every module) or debug\n"
-    "  --group NAME      set POOLSHIM_GROUP=NAME: share one budget with other processes of the group\n"
+    "  --group NAME      set POOLSHIM_GROUP=NAME: share one budget with other processes of the "
+    "group\n"
     "  --library PATH    preload this libpoolshim.so instead of the one next to the command\n"
     "  --no-runtime-env  leave OMP_NUM_THREADS, OPENBLAS_NUM_THREADS and MKL_NUM_THREADS alone\n"
     "  -h, --help        this text\n"
@@ -58,7 +59,8 @@ bool already_preloaded(const std::string& list, const std::string& lib) {
     if (end == std::string::npos) end = list.size();
     std::string item = list.substr(start, end - start);
     char real[PATH_MAX];
-    if (!item.empty() && (item == lib || (realpath(item.c_str(), real) && lib == real))) return true;
+    if (!item.empty() && (item == lib || (realpath(item.c_str(), real) && lib == real)))
+      return true;
     start = end + 1;
   }
   return false;
@@ -72,11 +74,13 @@ int run_main(int argc, char** argv) {
   const char* group = nullptr;
   bool runtime_env = true;
   std::string library;
-  static const option kOptions[] = {
-      {"threads", required_argument, nullptr, 't'}, {"log", required_argument, nullptr, 'l'},
-      {"group", required_argument, nullptr, 'g'},   {"library", required_argument, nullptr, 'L'},
-      {"no-runtime-env", no_argument, nullptr, 'n'}, {"help", no_argument, nullptr, 'h'},
-      {nullptr, 0, nullptr, 0}};
+  static const option kOptions[] = {{"threads", required_argument, nullptr, 't'},
+                                    {"log", required_argument, nullptr, 'l'},
+                                    {"group", required_argument, nullptr, 'g'},
+                                    {"library", required_argument, nullptr, 'L'},
+                                    {"no-runtime-env", no_argument, nullptr, 'n'},
+                                    {"help", no_argument, nullptr, 'h'},
+                                    {nullptr, 0, nullptr, 0}};
   int c;
   // "+": stop at the first argument that is not an option; it starts the command.
   while ((c = next_option(argc, argv, "+:h", kOptions)) != -1) {
@@ -112,13 +116,16 @@ int run_main(int argc, char** argv) {
     std::string tried;
     library = find_library(&tried);
     if (library.empty()) {
-      fprintf(stderr, "poolshim run: libpoolshim.so not found; looked for:\n%s"
-                      "(use --library PATH)\n", tried.c_str());
+      fprintf(stderr,
+              "poolshim run: libpoolshim.so not found; looked for:\n%s"
+              "(use --library PATH)\n",
+              tried.c_str());
       return kExitUsage;
     }
   } else {
     char real[PATH_MAX];
-    if (realpath(library.c_str(), real) == nullptr) return usage_error("cannot find the library " + library);
+    if (realpath(library.c_str(), real) == nullptr)
+      return usage_error("cannot find the library " + library);
     library = real;
   }
   // ld.so splits LD_PRELOAD at ':' and ' ': a path containing either cannot be preloaded.
@@ -127,7 +134,8 @@ int run_main(int argc, char** argv) {
 
   const char* old = getenv("LD_PRELOAD");
   std::string preload = old != nullptr ? old : "";
-  if (!already_preloaded(preload, library)) preload = preload.empty() ? library : library + ":" + preload;
+  if (!already_preloaded(preload, library))
+    preload = preload.empty() ? library : library + ":" + preload;
   setenv("LD_PRELOAD", preload.c_str(), 1);
   if (threads != nullptr) setenv("POOLSHIM_NUM_THREADS", threads, 1);
   if (level != nullptr) setenv("POOLSHIM_LOG", level, 1);

@@ -89,16 +89,22 @@ struct poolshim_info {
   size_t pool_size;           /**< threads in the pool, counting the caller */
   int pool_started;           /**< 1 when worker threads exist */
   size_t live_requests;       /**< components and pthreadpool handles with a request */
-  uint32_t disabled_surfaces; /**< POOLSHIM_DISABLE as bits: 1 = executorch, 2 = pthreadpool */
+  uint32_t disabled_surfaces; /**< POOLSHIM_DISABLE bits: 1 executorch, 2 pthreadpool, 4 openmp */
   int log_level;              /**< 0 off, 1 warn, 2 info, 3 debug */
   /* version 0.2 */
-  size_t computed_budget;     /**< the budget before any cap (env, affinity, cgroup) */
-  size_t budget_cap;          /**< the poolshim_set_budget() cap in force; 0 = none */
-  int degraded;               /**< 1 when parallel calls run serially because the pool failed */
-  const char* degraded_reason;/**< why, or "" (never NULL) */
-  const char* group;          /**< POOLSHIM_GROUP name, or "" when not in a group */
-  size_t group_members;       /**< live processes in the group (0 when not in a group) */
-  size_t group_busy;          /**< pool threads busy across the group right now */
+  size_t computed_budget;      /**< the budget before any cap (env, affinity, cgroup) */
+  size_t budget_cap;           /**< the poolshim_set_budget() cap in force; 0 = none */
+  int degraded;                /**< 1 when parallel calls run serially because the pool failed */
+  const char* degraded_reason; /**< why, or "" (never NULL) */
+  const char* group;           /**< POOLSHIM_GROUP name, or "" when not in a group */
+  size_t group_members;        /**< live processes in the group (0 when not in a group) */
+  size_t group_busy;           /**< pool threads busy across the group right now */
+  /* version 0.3 */
+  size_t workers_started; /**< pool worker threads that exist (the caller not counted) */
+  size_t workers_wanted;  /**< the most the pool asked for (0 before the first parallel call);
+                               more than workers_started after a partial pthread_create
+                               failure: degraded, the pool runs with the workers it has and
+                               retries with backoff */
 };
 
 /**
@@ -109,17 +115,17 @@ POOLSHIM_API int poolshim_get_info(struct poolshim_info* info);
 
 /** What a preload can do for one loaded module and one surface. */
 enum poolshim_verdict {
-  POOLSHIM_ABSENT = 0,      /**< the module carries no copy of the surface */
-  POOLSHIM_REDIRECTED = 1,  /**< its calls resolve to the shim: it shares the one pool */
-  POOLSHIM_UNREACHABLE = 2  /**< it carries a copy the shim cannot reach; see reason */
+  POOLSHIM_ABSENT = 0,     /**< the module carries no copy of the surface */
+  POOLSHIM_REDIRECTED = 1, /**< its calls resolve to the shim: it shares the one pool */
+  POOLSHIM_UNREACHABLE = 2 /**< it carries a copy the shim cannot reach; see reason */
 };
 
 /** One loaded module that carries a thread-pool surface. */
 struct poolshim_module {
-  const char* path;                 /**< as the dynamic linker knows it; "" for the executable */
-  enum poolshim_verdict executorch; /**< ExecuTorch thread pool surface */
-  enum poolshim_verdict pthreadpool;/**< pthreadpool surface */
-  const char* reason;               /**< why unreachable, or "" */
+  const char* path;                  /**< as the dynamic linker knows it; "" for the executable */
+  enum poolshim_verdict executorch;  /**< ExecuTorch thread pool surface */
+  enum poolshim_verdict pthreadpool; /**< pthreadpool surface */
+  const char* reason;                /**< why unreachable, or "" */
 };
 
 /**
@@ -131,7 +137,7 @@ struct poolshim_module {
 POOLSHIM_API size_t poolshim_get_modules(struct poolshim_module* out, size_t cap);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
 #endif /* POOLSHIM_POOLSHIM_H_ */

@@ -5,6 +5,7 @@ Pure Python (ctypes); nothing is compiled. The library itself is loaded by the d
 
     >>> import poolshim
     >>> poolshim.info()["loaded"]          # is libpoolshim in this process?
+    >>> poolshim.threadpool_info()         # every pool here, threadpoolctl's shape + "merged"
     >>> with poolshim.limit(2):            # cap the budget for a block (threadpoolctl-style)
     ...     model(x)
 
@@ -12,6 +13,8 @@ Pure Python (ctypes); nothing is compiled. The library itself is loaded by the d
 the library preloaded (see ``python -m poolshim --help``).
 """
 from ._native import PoolshimNotLoaded, info, limit, loaded, library_path, other_runtimes
+from ._pools import threadpool_info
 from ._version import __version__
 
-__all__ = ["info", "limit", "loaded", "library_path", "other_runtimes", "PoolshimNotLoaded", "__version__"]
+__all__ = ["info", "threadpool_info", "limit", "loaded", "library_path", "other_runtimes", "PoolshimNotLoaded",
+           "__version__"]

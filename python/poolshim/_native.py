@@ -17,7 +17,7 @@ from ._version import __version__
 
 _MARK = 0xA5
 
-_SURFACE_BITS = (("executorch", 1), ("pthreadpool", 2))
+_SURFACE_BITS = (("executorch", 1), ("pthreadpool", 2), ("openmp", 4))
 _LOG_LEVELS = ("off", "warn", "info", "debug")
 _VERDICTS = {0: "absent", 1: "redirected", 2: "unreachable"}
 
@@ -42,6 +42,9 @@ class _Info(ctypes.Structure):
         ("group", ctypes.c_size_t),
         ("group_members", ctypes.c_size_t),
         ("group_busy", ctypes.c_size_t),
+        # version 0.3
+        ("workers_started", ctypes.c_size_t),
+        ("workers_wanted", ctypes.c_size_t),
     ]
 
 
@@ -202,6 +205,8 @@ def info():
         "group": _text(st, "group"),
         "group_members": num("group_members"),
         "group_busy": num("group_busy"),
+        "workers_started": num("workers_started"),
+        "workers_wanted": num("workers_wanted"),
         "modules": _modules(lib),
         "other_runtimes": other_runtimes(),
     }

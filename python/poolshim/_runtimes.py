@@ -1,11 +1,11 @@
 """Other runtimes' thread pools (not merged by the shim) among the modules of this process.
 
-The same table as the library's load-time report (shim/diag/runtimes.cpp): each is named with the
+The same table as the library's load-time report (shim/report/runtimes.cpp): each is named with the
 environment variable that bounds it."""
 import os
 import re
 
-# (file-name prefix, name, variable): the same rows as shim/diag/runtimes.cpp.
+# (file-name prefix, name, variable): the same rows as shim/report/runtimes.cpp.
 RUNTIMES = (
     ("libgomp", "OpenMP (GNU libgomp)", "OMP_NUM_THREADS"),
     ("libiomp5", "OpenMP (Intel libiomp5)", "OMP_NUM_THREADS"),

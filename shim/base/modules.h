@@ -15,12 +15,12 @@
 namespace poolshim::base {
 
 struct LoadedModule {
-  uintptr_t bias = 0;                  // dlpi_addr: load bias
-  const ElfW(Phdr)* phdr = nullptr;    // its program headers, in memory
+  uintptr_t bias = 0;                 // dlpi_addr: load bias
+  const ElfW(Phdr) * phdr = nullptr;  // its program headers, in memory
   size_t phnum = 0;
-  const char* name = "";               // dlpi_name: "" for the main executable
-  bool main_executable = false;        // first in the link map
-  unsigned long long unloads = 0;      // dlpi_subs during this walk (see unloaded_generation())
+  const char* name = "";           // dlpi_name: "" for the main executable
+  bool main_executable = false;    // first in the link map
+  unsigned long long unloads = 0;  // dlpi_subs during this walk (see unloaded_generation())
 };
 
 using ModuleFn = void (*)(const LoadedModule& m, void* ctx);

@@ -16,18 +16,17 @@
 namespace poolshim::base {
 
 struct PrivateLibrary {
-  void* handle = nullptr;      // nullptr: the library could not be opened
-  const char* error = nullptr; // then: dlerror()'s text, or a fixed one (never nullptr)
-  size_t found = 0;            // symbols resolved (out[i] != nullptr)
-  size_t refused = 0;          // symbols that resolved into our own module (out[i] = nullptr)
+  void* handle = nullptr;       // nullptr: the library could not be opened
+  const char* error = nullptr;  // then: dlerror()'s text, or a fixed one (never nullptr)
+  size_t found = 0;             // symbols resolved (out[i] != nullptr)
+  size_t refused = 0;           // symbols that resolved into our own module (out[i] = nullptr)
 };
 
 // dlopen(soname, RTLD_NOW | RTLD_LOCAL), then out[i] = dlsym(handle, names[i]) for each of the
 // count names, nullptr when missing or ours. The handle is left open (the caller may dlclose it
 // when nothing of it ran). Takes the dynamic linker's locks: never call it from a dl_iterate_phdr
 // callback or with a lock that such a callback takes.
-PrivateLibrary open_private(const char* soname, const char* const* names, size_t count,
-                            void** out);
+PrivateLibrary open_private(const char* soname, const char* const* names, size_t count, void** out);
 
 // True when addr lies in our own module (the one this code is linked into): the check
 // open_private applies to every symbol it resolves.

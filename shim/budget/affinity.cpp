@@ -24,7 +24,8 @@ size_t affinity_cpus(GetAffinityFn fn) {
   // The common case needs no allocation: a cpu_set_t holds CPU_SETSIZE (1024) CPUs.
   cpu_set_t fixed;
   CPU_ZERO(&fixed);
-  if (fn(0, sizeof(fixed), &fixed) == 0) return static_cast<size_t>(CPU_COUNT_S(sizeof(fixed), &fixed));
+  if (fn(0, sizeof(fixed), &fixed) == 0)
+    return static_cast<size_t>(CPU_COUNT_S(sizeof(fixed), &fixed));
   if (errno != EINVAL) return 0;
   // EINVAL: the kernel's mask (nr_cpu_ids bits) is larger than ours. Double until it fits.
   for (size_t ncpus = 2 * CPU_SETSIZE; ncpus <= kMaxCpus; ncpus *= 2) {

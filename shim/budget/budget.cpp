@@ -1,6 +1,11 @@
 // The process's budget, gathered once: see budget.h. The rules live in compute.cpp.
 #include "budget/budget.h"
 
+#include <pthread.h>
+
+#include <atomic>
+
+#include "base/first_use.h"
 #include "budget/affinity.h"
 #include "budget/cgroup.h"
 #include "budget/compute.h"
@@ -43,13 +48,24 @@ Budget gather() {
   return b;
 }
 
+// Gathered on first use (nothing is read at load time) by a pthread_once routine, not a
+// function-local static: a fork while another thread gathers must leave the child able to
+// gather again (base/first_use.h). g_ready publishes g_budget to the hot path.
+Budget g_budget;
+std::atomic<bool> g_ready{false};
+pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+void gather_once() {
+  base::first_use("budget");
+  g_budget = gather();
+  g_ready.store(true, std::memory_order_release);
+}
+
 }  // namespace
 
 const Budget& current() {
-  // A function-local static is initialised exactly once, thread-safely (C++11 "magic statics");
-  // concurrent first callers wait for the first. Nothing is read at load time.
-  static const Budget budget = gather();
-  return budget;
+  if (__builtin_expect(!g_ready.load(std::memory_order_acquire), 0)) pthread_once(&g_once, gather_once);
+  return g_budget;
 }
 
 }  // namespace poolshim::budget

@@ -32,10 +32,10 @@ constexpr const char* kMountinfo = "/proc/self/mountinfo";
 // One hierarchy (v2, or the v1 one holding "cpu") as this process sees it.
 struct Hierarchy {
   CgroupVersion version;
-  bool member = false;                  // /proc/self/cgroup has a line for it
-  char cgroup_path[kCgroupPathCap] = "";// the process's cgroup in that hierarchy
-  bool mounted = false;                 // a mount of it was found
-  bool inside_root = false;             // the chosen mount's root contains cgroup_path
+  bool member = false;                    // /proc/self/cgroup has a line for it
+  char cgroup_path[kCgroupPathCap] = "";  // the process's cgroup in that hierarchy
+  bool mounted = false;                   // a mount of it was found
+  bool inside_root = false;               // the chosen mount's root contains cgroup_path
   // The process's directory: mount point + path relative to the mount's root. The walk goes up
   // to dir[0, mount_len), the mount point (without a trailing '/': "" for a mount at "/").
   char dir[kCgroupPathCap] = "";

@@ -14,17 +14,17 @@ enum class CgroupVersion : int { none = 0, v1 = 1, v2 = 2 };
 struct CgroupLimit {
   // The tightest limit found (version != none), exactly as read.
   CgroupVersion version = CgroupVersion::none;
-  uint64_t quota = 0;              // microseconds per period
-  uint64_t period = 0;             // microseconds
-  size_t cpus = 0;                 // quota_cpus(quota, period); 0 = no limit found
-  char dir[kCgroupPathCap] = "";   // the directory that holds it, e.g. "/sys/fs/cgroup/user.slice"
+  uint64_t quota = 0;             // microseconds per period
+  uint64_t period = 0;            // microseconds
+  size_t cpus = 0;                // quota_cpus(quota, period); 0 = no limit found
+  char dir[kCgroupPathCap] = "";  // the directory that holds it, e.g. "/sys/fs/cgroup/user.slice"
 
   // The directories examined, for the "no limit" report, e.g. "v2 /sys/fs/cgroup/a/b".
   char checked[256] = "";
   // The first problem met (bad value, unreadable file, missing mountinfo...), "" if none. A
   // problem never makes a limit up: the file in question is ignored.
   char problem[256] = "";
-  size_t problems = 0;             // how many problems in all (each was logged at warn)
+  size_t problems = 0;  // how many problems in all (each was logged at warn)
 };
 
 // Reads /proc/self/cgroup and /proc/self/mountinfo, then, for the cgroup v2 hierarchy and the v1

@@ -77,7 +77,8 @@ bool parse_proc_cgroup_line(const char* line, size_t len, ProcCgroupEntry* out) 
   const char* end = line + len;
   const char* c1 = static_cast<const char*>(std::memchr(line, ':', len));
   if (c1 == nullptr) return false;
-  const char* c2 = static_cast<const char*>(std::memchr(c1 + 1, ':', static_cast<size_t>(end - c1 - 1)));
+  const char* c2 =
+      static_cast<const char*>(std::memchr(c1 + 1, ':', static_cast<size_t>(end - c1 - 1)));
   if (c2 == nullptr) return false;
   // The path is everything after the second ':' (a path may itself contain ':').
   const char* path = c2 + 1;

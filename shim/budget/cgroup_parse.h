@@ -4,7 +4,8 @@
 // Formats (see cgroups(7), proc(5) "/proc/pid/mountinfo", and the kernel's
 // Documentation/admin-guide/cgroup-v2.rst "cpu.max"):
 //   /proc/self/cgroup   "hierarchy-id:controller-list:path" per line. cgroup v2 is "0::/path";
-//                       v1 lists its controllers comma-separated, in any order ("4:cpuacct,cpu:/x").
+//                       v1 lists its controllers comma-separated, in any order
+//                       ("4:cpuacct,cpu:/x").
 //   mountinfo           "id parent maj:min root mount-point options [optional...] - fstype source
 //                       super-options"; root and mount point escape ' ', '\t', '\n', '\\' as \ooo.
 //   cpu.max (v2)        "$MAX $PERIOD", $MAX is "max" (no limit) or microseconds.
@@ -20,9 +21,9 @@ bool has_token(const char* list, size_t len, const char* token);
 
 // One line of /proc/self/cgroup. The pointers point into the parsed line.
 struct ProcCgroupEntry {
-  bool v2 = false;              // hierarchy 0 with an empty controller list
-  bool cpu = false;             // a v1 hierarchy whose controller list names "cpu"
-  const char* path = nullptr;   // the cgroup path, e.g. "/user.slice/app.scope"
+  bool v2 = false;             // hierarchy 0 with an empty controller list
+  bool cpu = false;            // a v1 hierarchy whose controller list names "cpu"
+  const char* path = nullptr;  // the cgroup path, e.g. "/user.slice/app.scope"
   size_t path_len = 0;
 };
 // False for a malformed line (fewer than two ':' or a path not starting with '/').
@@ -34,7 +35,7 @@ struct MountEntry {
   const char* root = nullptr;         // the path within the mounted filesystem, e.g. "/docker/abc"
   const char* mount_point = nullptr;  // where it is mounted, e.g. "/sys/fs/cgroup"
   const char* fstype = nullptr;       // "cgroup2", "cgroup", ...
-  const char* super_options = nullptr;// "rw,cpu,cpuacct" for a v1 cgroup mount
+  const char* super_options = nullptr;  // "rw,cpu,cpuacct" for a v1 cgroup mount
 };
 // False for a malformed line (missing fields or no " - " separator).
 bool parse_mountinfo_line(char* line, MountEntry* out);

@@ -33,8 +33,8 @@ Budget compute_budget(const Inputs& in) {
                                  plural(in.affinity_cpus));
   } else if (in.online_cpus > 0) {
     b.threads = in.online_cpus;
-    base::Text(b.source).appendf("online CPUs (%zu %s; affinity mask unreadable)",
-                                 in.online_cpus, plural(in.online_cpus));
+    base::Text(b.source).appendf("online CPUs (%zu %s; affinity mask unreadable)", in.online_cpus,
+                                 plural(in.online_cpus));
   } else {
     b.threads = 1;
     base::Text(b.source).append(
@@ -45,7 +45,8 @@ Budget compute_budget(const Inputs& in) {
   if (in.cgroup != nullptr && in.cgroup->cpus > 0 && in.cgroup->cpus < b.threads) {
     b.threads = in.cgroup->cpus;
     describe_limit(*in.cgroup, b.source, sizeof(b.source));
-    base::Text::after(b.source, sizeof(b.source)).appendf(" (%zu %s)", b.threads, plural(b.threads));
+    base::Text::after(b.source, sizeof(b.source))
+        .appendf(" (%zu %s)", b.threads, plural(b.threads));
   }
   return b;
 }

@@ -26,7 +26,8 @@ void join_once() {
   if (!ledger_path(group, path, sizeof path)) {
     diag::warn_once(diag::LogSite::group_path_too_long,
                     "POOLSHIM_GROUP=%s: the ledger path is too long; using this process's own "
-                    "budget", group);
+                    "budget",
+                    group);
     g_failed.store(true, std::memory_order_relaxed);
     return;
   }

@@ -37,17 +37,18 @@ struct alignas(64) Slot {
 struct Ledger {
   std::atomic<uint64_t> magic;  // stored last (release) by the creator: the rest is initialised
   uint32_t version;
-  uint32_t size;                // sizeof(Ledger)
-  uint32_t slots;               // kMaxMembers
-  uint32_t creator_budget;      // for reports
-  uint64_t pid_namespace;       // inode of the creator's /proc/self/ns/pid (0 = unknown)
+  uint32_t size;            // sizeof(Ledger)
+  uint32_t slots;           // kMaxMembers
+  uint32_t creator_budget;  // for reports
+  uint64_t pid_namespace;   // inode of the creator's /proc/self/ns/pid (0 = unknown)
   char pad0[64 - 32];
-  alignas(64) std::atomic<int64_t> busy;  // threads busy on pool work across the group
+  alignas(64) std::atomic<int64_t> busy;          // threads busy on pool work across the group
   alignas(64) std::atomic<int64_t> last_scan_ns;  // CLOCK_MONOTONIC of the last reclaim scan
   alignas(64) Slot slot[kMaxMembers];
 };
 
-static_assert(std::atomic<int64_t>::is_always_lock_free && std::atomic<int32_t>::is_always_lock_free &&
+static_assert(std::atomic<int64_t>::is_always_lock_free &&
+                  std::atomic<int32_t>::is_always_lock_free &&
                   std::atomic<uint64_t>::is_always_lock_free,
               "the ledger needs address-free atomics");
 static_assert(sizeof(Ledger) % 64 == 0, "layout");
@@ -119,7 +120,8 @@ Ledger* map_checked(int fd, const char* path, char* why, size_t len, int prot) {
     }
     if (st.st_size == static_cast<off_t>(sizeof(Ledger))) break;
     if (st.st_size != 0 || tries >= 200) {  // 0: the creator has not sized it yet
-      set_why(why, len, "the group ledger %s has the wrong size (corrupt or another version)", path);
+      set_why(why, len, "the group ledger %s has the wrong size (corrupt or another version)",
+              path);
       return nullptr;
     }
     usleep(1000);
@@ -131,12 +133,17 @@ Ledger* map_checked(int fd, const char* path, char* why, size_t len, int prot) {
   }
   auto* l = static_cast<Ledger*>(p);
   // A creator between ftruncate and its magic store: give it a moment (bounded).
-  for (int tries = 0; l->magic.load(std::memory_order_acquire) == 0 && tries < 200; ++tries) usleep(1000);
+  for (int tries = 0; l->magic.load(std::memory_order_acquire) == 0 && tries < 200; ++tries)
+    usleep(1000);
   const char* bad = nullptr;
-  if (l->magic.load(std::memory_order_acquire) != kMagic) bad = "bad magic";
-  else if (l->version != kVersion) bad = "another version";
-  else if (l->size != sizeof(Ledger) || l->slots != kMaxMembers) bad = "bad size";
-  else if (l->pid_namespace != 0 && my_pid_namespace() != 0 && l->pid_namespace != my_pid_namespace())
+  if (l->magic.load(std::memory_order_acquire) != kMagic)
+    bad = "bad magic";
+  else if (l->version != kVersion)
+    bad = "another version";
+  else if (l->size != sizeof(Ledger) || l->slots != kMaxMembers)
+    bad = "bad size";
+  else if (l->pid_namespace != 0 && my_pid_namespace() != 0 &&
+           l->pid_namespace != my_pid_namespace())
     bad = "created in another pid namespace";
   if (bad != nullptr) {
     munmap(p, sizeof(Ledger));
@@ -294,7 +301,8 @@ bool maybe_reclaim(const Member& m) {
   int64_t now = now_ns();
   int64_t last = m.ledger->last_scan_ns.load(std::memory_order_relaxed);
   if (now - last < kScanIntervalNs) return false;
-  if (!m.ledger->last_scan_ns.compare_exchange_strong(last, now, std::memory_order_relaxed)) return false;
+  if (!m.ledger->last_scan_ns.compare_exchange_strong(last, now, std::memory_order_relaxed))
+    return false;
   return reclaim(m) > 0;
 }
 

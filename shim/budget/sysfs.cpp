@@ -66,8 +66,10 @@ ssize_t read_small_file(const char* path, char* buf, size_t cap) {
       // Full: the file fits only if the next read finds its end.
       char probe;
       ssize_t r = read_retry(fd, &probe, 1);
-      if (r < 0) err = errno;
-      else if (r > 0) err = EFBIG;
+      if (r < 0)
+        err = errno;
+      else if (r > 0)
+        err = EFBIG;
       break;
     }
     ssize_t r = read_retry(fd, buf + len, cap - 1 - len);

@@ -47,8 +47,8 @@ constexpr Option kTable[kOptionCount] = {
      "comma list of surfaces to pass through untouched: executorch, pthreadpool, openmp, or all",
      "a comma list of executorch, pthreadpool, openmp, all", "nothing disabled", store_disabled},
     {"POOLSHIM_GROUP", "unset: the budget is the process's own",
-     "share the budget with the processes of this group (same user): a name of 1 to "
-     POOLSHIM_MAX_GROUP_TEXT " of A-Z a-z 0-9 _ . -",
+     "share the budget with the processes of this group (same user): a name of 1 "
+     "to " POOLSHIM_MAX_GROUP_TEXT " of A-Z a-z 0-9 _ . -",
      "1 to " POOLSHIM_MAX_GROUP_TEXT " of A-Z a-z 0-9 _ . -", "not joining a group", store_group},
     {"POOLSHIM_OPENMP", "forward",
      "who runs GOMP_*/omp_* calls: forward (libgomp, as without the shim) or shim (the native "

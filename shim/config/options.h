@@ -24,10 +24,10 @@ enum Surface : unsigned {
 };
 constexpr unsigned kSurfaceAll = kSurfaceExecutorch | kSurfacePthreadpool | kSurfaceOpenmp;
 
-constexpr size_t kMaxThreads = 4096;   // POOLSHIM_NUM_THREADS: 1 .. kMaxThreads
-constexpr size_t kMaxGroupName = 64;   // POOLSHIM_GROUP: 1 .. kMaxGroupName characters
-constexpr size_t kOptionCount = 6;     // rows in the table
-constexpr size_t kProblemCap = 320;    // one message line, NUL included
+constexpr size_t kMaxThreads = 4096;  // POOLSHIM_NUM_THREADS: 1 .. kMaxThreads
+constexpr size_t kMaxGroupName = 64;  // POOLSHIM_GROUP: 1 .. kMaxGroupName characters
+constexpr size_t kOptionCount = 6;    // rows in the table
+constexpr size_t kProblemCap = 320;   // one message line, NUL included
 
 // "invalid NAME='shown value' (want ...); fallback": one per bad variable, without the
 // "poolshim: warning: " prefix that diag/ adds when it writes the line.
@@ -36,15 +36,15 @@ struct Problem {
 };
 
 struct Options {
-  size_t num_threads = 0;       // POOLSHIM_NUM_THREADS; 0 = not set (budget from the machine)
+  size_t num_threads = 0;  // POOLSHIM_NUM_THREADS; 0 = not set (budget from the machine)
   LogLevel log_level = LogLevel::off;
   const char* log_file = nullptr;  // POOLSHIM_LOG_FILE; nullptr = stderr
-  unsigned disabled = 0;        // POOLSHIM_DISABLE as a mask of Surface bits
-  const char* group = nullptr;  // POOLSHIM_GROUP; nullptr = none
-  bool openmp_native = false;   // POOLSHIM_OPENMP=shim: the native OpenMP runtime (opt-in)
-  bool secure = false;          // AT_SECURE: the environment was not read
+  unsigned disabled = 0;           // POOLSHIM_DISABLE as a mask of Surface bits
+  const char* group = nullptr;     // POOLSHIM_GROUP; nullptr = none
+  bool openmp_native = false;      // POOLSHIM_OPENMP=shim: the native OpenMP runtime (opt-in)
+  bool secure = false;             // AT_SECURE: the environment was not read
   Problem problems[kOptionCount];
-  size_t problem_count = 0;     // bad values met, in table order
+  size_t problem_count = 0;  // bad values met, in table order
 };
 
 // One row of the table.
@@ -69,7 +69,7 @@ const Options& options();
 
 // The raw text of a variable as read, nullptr when unset or in secure mode. For the table's
 // variables (`poolshim info`) and for the ones the shim only shows, never acts on
-// (OMP_NUM_THREADS and co. in diag/runtimes.cpp).
+// (OMP_NUM_THREADS and co. in report/runtimes.cpp).
 const char* raw_value(const char* name);
 
 // The field parsers the table uses, for unit tests, the fuzz target and `poolshim run`'s

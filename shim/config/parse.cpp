@@ -19,8 +19,10 @@ const char* shown_value(const char* v, char* buf, size_t cap) {
   size_t n = 0, i = 0;
   for (; v[i] != '\0' && i < 48 && n + 5 < cap; ++i) {
     unsigned char c = static_cast<unsigned char>(v[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') buf[n++] = static_cast<char>(c);
-    else n += static_cast<size_t>(snprintf(buf + n, cap - n, "\\x%02x", c));
+    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'')
+      buf[n++] = static_cast<char>(c);
+    else
+      n += static_cast<size_t>(snprintf(buf + n, cap - n, "\\x%02x", c));
   }
   buf[n] = '\0';
   if (v[i] != '\0') snprintf(buf + n, cap - n, "... (%zu bytes)", strlen(v));
@@ -41,9 +43,13 @@ bool parse_threads(const char* text, size_t* out) {
 }
 
 bool parse_log_level(const char* text, LogLevel* out) {
-  static constexpr struct { const char* name; LogLevel level; } kLevels[] = {
-      {"off", LogLevel::off}, {"warn", LogLevel::warn}, {"info", LogLevel::info},
-      {"debug", LogLevel::debug}};
+  static constexpr struct {
+    const char* name;
+    LogLevel level;
+  } kLevels[] = {{"off", LogLevel::off},
+                 {"warn", LogLevel::warn},
+                 {"info", LogLevel::info},
+                 {"debug", LogLevel::debug}};
   if (text == nullptr) return false;
   for (const auto& l : kLevels) {
     if (strcasecmp(text, l.name) == 0) {
@@ -86,11 +92,16 @@ bool parse_disable(const char* text, unsigned* out) {
   while (true) {
     const char* end = strchr(p, ',');
     size_t len = end ? static_cast<size_t>(end - p) : strlen(p);
-    if (len == 3 && strncasecmp(p, "all", 3) == 0) mask |= kSurfaceAll;
-    else if (len == 10 && strncasecmp(p, "executorch", 10) == 0) mask |= kSurfaceExecutorch;
-    else if (len == 11 && strncasecmp(p, "pthreadpool", 11) == 0) mask |= kSurfacePthreadpool;
-    else if (len == 6 && strncasecmp(p, "openmp", 6) == 0) mask |= kSurfaceOpenmp;
-    else return false;  // unknown or empty item
+    if (len == 3 && strncasecmp(p, "all", 3) == 0)
+      mask |= kSurfaceAll;
+    else if (len == 10 && strncasecmp(p, "executorch", 10) == 0)
+      mask |= kSurfaceExecutorch;
+    else if (len == 11 && strncasecmp(p, "pthreadpool", 11) == 0)
+      mask |= kSurfacePthreadpool;
+    else if (len == 6 && strncasecmp(p, "openmp", 6) == 0)
+      mask |= kSurfaceOpenmp;
+    else
+      return false;  // unknown or empty item
     if (!end) break;
     p = end + 1;
   }

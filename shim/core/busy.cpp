@@ -7,6 +7,7 @@
 
 #include <atomic>
 
+#include "base/first_use.h"
 #include "budget/budget.h"
 #include "budget/group.h"
 
@@ -20,9 +21,12 @@ std::atomic<long> g_local{0};     // threads busy in this process (local mode)
 std::atomic<size_t> g_limit{0};   // set_limit(); 0 = not set yet: the computed budget
 pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
+// The once routine (pthread_once, not a function-local static: see base/first_use.h). The
+// limit is the computed budget unless set_limit() (the pool, the cap) already set one.
 void decide() {
-  if (g_limit.load(std::memory_order_relaxed) == 0)
-    g_limit.store(budget::current().threads, std::memory_order_relaxed);
+  base::first_use("busy");
+  size_t unset = 0;
+  g_limit.compare_exchange_strong(unset, budget::current().threads, std::memory_order_relaxed);
   g_mode.store(budget::group::join_configured() ? kGroup : kLocal, std::memory_order_release);
 }
 
@@ -62,7 +66,10 @@ void worker_leave() {
 }
 
 bool has_room() {
-  if (mode() == kGroup) return budget::group::busy(budget::group::self()) < limit();
+  // busy < limit, read through over_budget(): when the group is full it first reclaims the
+  // shares of dead members (rate-limited), so a worker that sleeps on "no room" is not kept
+  // asleep by a member that was killed.
+  if (mode() == kGroup) return !budget::group::over_budget(budget::group::self(), limit() - 1);
   return g_local.load(std::memory_order_relaxed) < limit();
 }
 
@@ -78,8 +85,9 @@ void set_limit(size_t threads) { g_limit.store(threads == 0 ? 1 : threads, std::
 namespace poolshim::core::busy {
 
 // fork() (called from the pool's child hook, core/fork.cpp's table): the child has one thread;
-// the ledger needs a slot of its own (the parent's share stays the parent's). The local count
-// restarts at `own`: 1 when the forking thread is inside a top-level call (its leave() follows).
+// the ledger needs a slot of its own (the parent's share stays the parent's). The count restarts
+// at `own`: 1 when the forking thread holds a share (a caller inside a call or a worker inside a
+// task: its caller_leave() or worker_leave() follows in the child).
 void reset_after_fork(long own) {
   g_local.store(own, std::memory_order_relaxed);
   if (g_mode.load(std::memory_order_relaxed) == kGroup) {

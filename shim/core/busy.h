@@ -30,6 +30,7 @@ void set_limit(size_t threads);
 }  // namespace poolshim::core::busy
 
 namespace poolshim::core::busy {
-// In a forked child: only the forking thread exists; `own` is 1 if it is inside a top-level call.
+// In a forked child: only the forking thread exists; `own` is 1 when it holds a busy share (a
+// caller inside its call, or a worker inside a task), which it gives back when its task returns.
 void reset_after_fork(long own);
 }  // namespace poolshim::core::busy

@@ -10,6 +10,10 @@
 // and thieves' from the back (fetch_sub on `back`), and the two ends never cross. A claim is one
 // atomic RMW for a run of items; runs shrink as the block empties (guided), so the last items
 // are handed out one by one and the load stays balanced.
+//
+// Progress: a claimed run is not a promise to run it. Participant i runs every claimed run as
+// lane[i].run (run.h), whose unstarted items another participant can still take; so while one
+// item blocks, every item nobody has started can be run by someone else (docs/scheduler.md).
 #pragma once
 #include <atomic>
 #include <cstddef>
@@ -17,6 +21,7 @@
 #include <exception>
 
 #include "core/pool.h"
+#include "core/run.h"
 
 namespace poolshim::core {
 
@@ -24,7 +29,12 @@ struct alignas(64) Lane {
   std::atomic<int64_t> length{0};  // unclaimed items; may go negative (then empty)
   std::atomic<size_t> back{0};     // one past the last unclaimed item; thieves fetch_sub
   size_t front = 0;                // next item of the owner; written by the owner only
+  // The run participant i is working on (its own claims and what it stole): a line with its end
+  // and flags (written once per run, read by watchers), then a line with its per-item progress
+  // (written by the owner per item, read by watchers only every few microseconds; run.h).
+  Run run;
 };
+static_assert(sizeof(Lane) == 192, "a lane is three cache lines");
 
 struct Job {
   RangeFn fn = nullptr;
@@ -35,12 +45,20 @@ struct Job {
   Lane* lane = nullptr;
   // The next lane a joining worker takes (lane 0 is the caller's). Workers fetch_add it.
   std::atomic<size_t> next_lane{1};
+  // Bit i: lane i was given back by a worker that left for the budget (its run is closed); a
+  // joining worker takes it over, so a long call regains the threads it lost.
+  std::atomic<uint64_t> free_lanes{0};
   // Set by the first participant whose task threw; participants stop claiming. The first
   // exception thrown on a worker is kept in `error` (written once, by whoever wins has_error),
   // and read by the caller after every participant has left.
   std::atomic<bool> cancelled{false};
   std::atomic<bool> has_error{false};
   std::exception_ptr error;
+  // Owners fence each take() (no process-wide barrier available); fixed for the call.
+  bool fence = true;
+  // Steals from runs in progress (odd while one is): items then sit with no run for a moment,
+  // so a participant deciding that nothing is left unstarted reads it before and after its scan.
+  std::atomic<uint32_t> steals{0};
 };
 
 // Initial split of [0, range) into job.lanes blocks, sizes differing by at most one.

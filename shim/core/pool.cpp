@@ -16,24 +16,23 @@
 
 #include <cxxabi.h>
 
+#include <time.h>
+
 #include <atomic>
 #include <limits>
 #include <memory>
 #include <new>
 #include <type_traits>
 
-#include "budget/budget.h"
+#include "base/fp_mode.h"
 #include "core/busy.h"
 #include "core/futex.h"
 #include "core/job.h"
 #include "core/pool_internal.h"
+#include "core/size.h"
 #include "core/tls.h"
 #include "core/workers.h"
 #include "diag/log.h"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
-#endif
 
 namespace poolshim::core {
 namespace {
@@ -57,69 +56,29 @@ std::atomic<uint64_t> g_owned{0};
 // Bit i set: slot i's call may still take a worker. Set by the owner after publishing, cleared
 // by it before it detaches. Workers read it to find calls without scanning every slot.
 std::atomic<uint64_t> g_open{0};
+// Lanes that workers gave back to the budget (Job::free_lanes) in calls still open, summed over
+// the calls: when > 0, a caller that leaves wakes a worker to take one up. Relaxed: a hint.
+std::atomic<long> g_lanes_given_back{0};
 
-// The size asked for by the grants (request_size), 0 = the budget. Relaxed: a hint consumed by
-// the next top-level call.
-std::atomic<size_t> g_target{0};
-// The run-time cap (poolshim_set_budget), 0 = none. Relaxed, read at each top-level call.
-std::atomic<size_t> g_cap{0};
+// How wide a call may be is the size policy's (size.h); the scheduler only asks.
+using size_policy::budget_in_force;
+using size_policy::call_width;
 
 // Per-thread state. t_task_depth > 0 while the thread runs items (nested calls go inline); set
-// once per run of items, not per item. t_read_width is this thread's last width() read, which
-// bounds its next top-level call (pool.h).
+// once per run of items, not per item.
 POOLSHIM_FAST_TLS thread_local unsigned t_task_depth = 0;
 POOLSHIM_FAST_TLS thread_local bool t_in_call = false;  // a top-level caller, for fork
-POOLSHIM_FAST_TLS thread_local size_t t_read_width = 0;  // 0 = no read pending
 // The slot a worker holds a reference on (kSlots = none): a fork() from inside a worker's task
 // must leave that reference counted in the child, or the worker's release would underflow it.
 POOLSHIM_FAST_TLS thread_local size_t t_ref_slot = kSlots;
-
-size_t computed_budget() { return budget::current().threads; }
-
-size_t budget_in_force() {
-  size_t b = computed_budget();
-  size_t cap = g_cap.load(std::memory_order_relaxed);
-  return cap != 0 && cap < b ? cap : b;
-}
-
-size_t current_size() {
-  if (workers::failure() != nullptr) return 1;  // degraded: every call runs on its caller
-  size_t b = budget_in_force();
-  size_t t = g_target.load(std::memory_order_relaxed);
-  return t == 0 || t > b ? b : t;
-}
+// The slot this thread owns as a caller (kSlots = none): a fork() from inside its own call's task
+// must leave that slot owned in the child, or the child's next caller would take it too.
+POOLSHIM_FAST_TLS thread_local size_t t_owned_slot = kSlots;
 
 // Flush-to-zero + denormals-are-zero for a worker's share of a call that asks for it (the
 // caller's own thread is handled by the surface, which also covers the serial path).
-class Denormals {
- public:
-  explicit Denormals(uint32_t flags) : active_((flags & kFlagDisableDenormals) != 0) {
-#if defined(__x86_64__) || defined(__i386__)
-    if (active_) {
-      saved_ = _mm_getcsr();
-      _mm_setcsr(saved_ | 0x8040u);  // FTZ (bit 15) | DAZ (bit 6)
-    }
-#elif defined(__aarch64__)
-    if (active_) {
-      __asm__ __volatile__("mrs %0, fpcr" : "=r"(saved_));
-      uint64_t v = saved_ | (1ull << 24) | (1ull << 19);  // FZ | FZ16
-      __asm__ __volatile__("msr fpcr, %0" : : "r"(v));
-    }
-#endif
-  }
-  ~Denormals() {
-#if defined(__x86_64__) || defined(__i386__)
-    if (active_) _mm_setcsr(static_cast<unsigned>(saved_));
-#elif defined(__aarch64__)
-    if (active_) __asm__ __volatile__("msr fpcr, %0" : : "r"(saved_));
-#endif
-  }
-  Denormals(const Denormals&) = delete;
-  Denormals& operator=(const Denormals&) = delete;
-
- private:
-  bool active_;
-  uint64_t saved_ = 0;
+struct Denormals : base::DenormalsFlushed {
+  explicit Denormals(uint32_t flags) : DenormalsFlushed((flags & kFlagDisableDenormals) != 0) {}
 };
 
 struct TaskScope {  // marks the thread as inside a task, also across an unwinding task
@@ -127,10 +86,27 @@ struct TaskScope {  // marks the thread as inside a task, also across an unwindi
   ~TaskScope() { --t_task_depth; }
 };
 
-// Runs one claimed run. An exception propagates to participate()'s caller: a worker records it
-// on the job (record_failure), the caller cancels the job and rethrows it after detaching.
-inline void execute(Job& job, size_t lane, size_t begin, size_t got) {
-  job.fn(job.ctx, lane, job.offset + begin, job.offset + begin + got);
+// A participant that finds nothing to claim watches the runs in progress for this long without
+// progress before it takes their unstarted items: long enough that a run of short items finishes
+// untouched (a steal costs a process-wide barrier, microseconds), short enough that a blocked or
+// long item never keeps the items behind it waiting for long.
+constexpr long kStallNs = 50 * 1000;
+
+long now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+// Runs [begin, end) (indices with the job's offset) as participant me's run: the surface takes
+// item by item, and whatever it has not started yet another participant may steal. An exception
+// leaves the run open: the call is cancelled (nobody steals or claims any more), or, for a
+// forced unwind on a worker, the other participants take the items it will never start.
+inline void execute(Job& job, size_t me, size_t begin, size_t end) {
+  Run& run = job.lane[me].run;
+  run.open(begin, end, job.fence);
+  job.fn(job.ctx, me, begin, run);
+  run.close();
 }
 
 void record_failure(Job& job) {
@@ -140,35 +116,188 @@ void record_failure(Job& job) {
     job.error = std::current_exception();
 }
 
-// A participant's share: its own lane from the front, then the others' from the back. A worker
-// (leave_when_over_budget) stops between runs when more threads are busy than the budget allows.
-void participate(Job& job, size_t me, bool leave_when_over_budget) {
+enum class Share { done, left };  // left: a worker gave its lane back to the budget
+
+inline bool cancelled(const Job& job) { return job.cancelled.load(std::memory_order_relaxed); }
+
+// Claims from a lane on behalf of participant me, announced in me's run (run.h, claiming()).
+template <size_t (*Claim)(Lane&, size_t*)>
+inline size_t claim_for(Job& job, size_t me, Lane& from, size_t* begin) {
+  Run& run = job.lane[me].run;
+  run.claiming();
+  size_t got = Claim(from, begin);
+  if (got == 0) run.unclaimed();  // else open() clears it
+  return got;
+}
+
+// What a watcher sees in one scan of the other lanes.
+constexpr size_t kNone = ~size_t{0};
+
+struct Scan {
+  size_t unclaimed = kNone;  // a lane with items nobody has claimed
+  size_t unstarted = kNone;  // a run with items its owner has not started (progress looks only)
+  bool open = false;         // some other run is not closed (its items may still be running)
+  bool pending = false;      // a claim or a steal is moving items: look again
+};
+
+// One look at the other lanes. `progress`: also read how far each open run has got (its owner's
+// per-item line: read every kLookNs only, so that a watcher does not turn every take() of the
+// owner into a cache miss).
+Scan scan(const Job& job, size_t me, bool progress) {
+  Scan r;
+  // Lengths first, then the runs: a claim that drained a lane after our read of its length was
+  // announced before it (claiming()), so the runs' read below sees the claimer's flag or run.
+  for (size_t k = 1; k < job.lanes && r.unclaimed == kNone; ++k) {
+    size_t j = (me + k) % job.lanes;
+    if (job.lane[j].length.load(std::memory_order_acquire) > 0) r.unclaimed = j;
+  }
+  for (size_t k = 1; k < job.lanes; ++k) {
+    size_t j = (me + k) % job.lanes;
+    const Run& run = job.lane[j].run;
+    if (run.in_claim() || run.busy()) {
+      r.pending = true;
+      continue;
+    }
+    size_t end = run.end();
+    if (end == 0) continue;  // closed
+    r.open = true;
+    if (progress && r.unstarted == kNone && end > run.started()) r.unstarted = j;
+  }
+  return r;
+}
+
+// How often a watcher reads the open runs' progress.
+constexpr long kLookNs = 2 * 1000;
+
+// Nothing was left to claim: stays while some run holds items nobody has started, and takes them
+// from a run that has made no progress for kStallNs (its current item blocks or runs long).
+// Returns when every other run is closed, or every item of the call has been started by someone
+// (or the call is cancelled). Between looks a watcher backs off, from a few pauses (a call whose
+// last items end now returns at once) to about a microsecond.
+Share watch(Job& job, size_t me, bool worker) {
+  size_t tracked = kNone, tracked_started = 0;  // the run being watched, and its progress
+  long since = 0, next_look = 0;
+  unsigned pause = 4;
+  while (!cancelled(job)) {
+    uint32_t seq = job.steals.load(std::memory_order_acquire);
+    const long now = now_ns();
+    const bool look = now >= next_look;
+    Scan sc = scan(job, me, look);
+    if (sc.unclaimed != kNone) {  // a lane another participant left (the budget, an unwind)
+      size_t begin, got;
+      while (!cancelled(job) &&
+             (got = claim_for<claim_back>(job, me, job.lane[sc.unclaimed], &begin)) != 0)
+        execute(job, me, job.offset + begin, job.offset + begin + got);
+      continue;
+    }
+    const bool quiet =
+        !sc.pending && (seq & 1) == 0 && job.steals.load(std::memory_order_acquire) == seq;
+    if (quiet && !sc.open) return Share::done;  // every other run is closed
+    if (look) {
+      next_look = now + kLookNs;
+      if (sc.unstarted == kNone) {
+        if (quiet) return Share::done;  // open runs, but every item in them has started
+      } else if (sc.unstarted != tracked ||
+                 job.lane[sc.unstarted].run.started() != tracked_started) {
+        tracked = sc.unstarted;  // a new run to watch, or it moved on: start the clock again
+        tracked_started = job.lane[tracked].run.started();
+        since = now;
+      } else if (now - since > kStallNs) {
+        size_t b, e;
+        job.steals.fetch_add(1, std::memory_order_acq_rel);  // odd: items between runs
+        bool got = job.lane[tracked].run.steal(job.fence, &b, &e);
+        if (got) job.lane[me].run.open(b, e, job.fence);
+        job.steals.fetch_add(1, std::memory_order_acq_rel);
+        tracked = kNone;
+        if (got) {
+          job.fn(job.ctx, me, b, job.lane[me].run);
+          job.lane[me].run.close();
+        }
+        next_look = 0;
+        continue;
+      }
+    }
+    if (worker && busy::over_budget()) return Share::left;
+    for (unsigned i = 0; i < pause; ++i) cpu_relax();
+    if (pause < 256) pause *= 2;
+  }
+  return Share::done;
+}
+
+// A participant's share: its own lane from the front, then the others' from the back, then the
+// runs still in progress (watch). A worker stops between runs when more threads are busy than
+// the budget allows.
+Share participate(Job& job, size_t me, bool worker) {
   TaskScope scope;
   size_t begin, got;
   Lane& own = job.lane[me];
-  while (!job.cancelled.load(std::memory_order_relaxed) && (got = claim_front(own, &begin)) != 0) {
-    execute(job, me, begin, got);
-    if (leave_when_over_budget && busy::over_budget()) return;
+  while (!cancelled(job) && (got = claim_for<claim_front>(job, me, own, &begin)) != 0) {
+    execute(job, me, job.offset + begin, job.offset + begin + got);
+    if (worker && busy::over_budget()) return Share::left;
   }
   for (size_t k = 1; k < job.lanes; ++k) {
     Lane& victim = job.lane[(me + k) % job.lanes];
-    while (!job.cancelled.load(std::memory_order_relaxed) &&
-           (got = claim_back(victim, &begin)) != 0) {
-      execute(job, me, begin, got);
-      if (leave_when_over_budget && busy::over_budget()) return;
+    while (!cancelled(job) && (got = claim_for<claim_back>(job, me, victim, &begin)) != 0) {
+      execute(job, me, job.offset + begin, job.offset + begin + got);
+      if (worker && busy::over_budget()) return Share::left;
     }
   }
+  return watch(job, me, worker);
 }
 
-void worker_share(Job& job, size_t lane) {
+// A worker that leaves a call for the budget gives its lane back, so a worker can take the call
+// up again when the budget has room (lanes below 64; wider calls only shrink).
+void give_back_lane(Job& job, size_t lane) {
+  if (lane >= 64) return;
+  g_lanes_given_back.fetch_add(1, std::memory_order_relaxed);
+  job.free_lanes.fetch_or(uint64_t{1} << lane, std::memory_order_release);
+}
+
+// A call that ends with lanes still given back: nobody will take them now.
+void forget_given_back(const Job& job) {
+  uint64_t f = job.free_lanes.load(std::memory_order_relaxed);
+  if (f != 0) g_lanes_given_back.fetch_sub(__builtin_popcountll(f), std::memory_order_relaxed);
+}
+
+// A lane for a joining worker: the next never-taken one, or one a worker gave back.
+size_t take_lane(Job& job) {
+  if (job.next_lane.load(std::memory_order_relaxed) < job.lanes) {
+    size_t lane = job.next_lane.fetch_add(1, std::memory_order_relaxed);
+    if (lane < job.lanes) return lane;
+  }
+  uint64_t f = job.free_lanes.load(std::memory_order_acquire);
+  while (f != 0) {
+    size_t lane = static_cast<size_t>(__builtin_ctzll(f));
+    if (job.free_lanes.compare_exchange_weak(f, f & ~(uint64_t{1} << lane),
+                                             std::memory_order_acq_rel)) {
+      g_lanes_given_back.fetch_sub(1, std::memory_order_relaxed);
+      return lane;
+    }
+  }
+  return job.lanes;
+}
+
+inline bool has_free_lane(const Job& job) {
+  return job.next_lane.load(std::memory_order_relaxed) < job.lanes ||
+         job.free_lanes.load(std::memory_order_relaxed) != 0;
+}
+
+// no_sanitize("null"): glibc's forced unwind carries no C++ object, so the documented
+// `catch (abi::__forced_unwind&)` binds a null reference, which UBSan reports and aborts on
+// (noinline: inlined into help_one_call, the attribute would not apply).
+__attribute__((noinline, no_sanitize("null"))) void worker_share(Job& job, size_t lane) {
   try {
     Denormals d(job.flags);
-    participate(job, lane, true);
+    if (participate(job, lane, true) == Share::left) give_back_lane(job, lane);
   } catch (abi::__forced_unwind&) {
     // pthread_exit() or cancellation inside a task on a worker: it must not be swallowed (glibc
-    // aborts if it is). Cancel the call and let the unwind end this worker; the scopes in
-    // help_one_call() give back its slot reference and busy count on the way out.
-    job.cancelled.store(true, std::memory_order_relaxed);
+    // aborts if it is). The call goes on: the items this worker had claimed but not started stay
+    // in its run, where the other participants take them (watch). The unwind ends this worker;
+    // the scopes in help_one_call() give back its slot reference and busy count on the way out,
+    // and workers.cpp forgets the thread. Its lane is not given back: its run keeps the items.
+    diag::log_once(diag::LogSite::task_ended_worker, diag::LogLevel::warn,
+                   "a task ended its pool thread (pthread_exit or cancellation); the call's "
+                   "other items run on the remaining threads");
     throw;
   } catch (...) {
     record_failure(job);
@@ -180,8 +309,11 @@ void detach(size_t s) {
   Slot& slot = g_slots[s];
   g_open.fetch_and(~(uint64_t{1} << s), std::memory_order_seq_cst);
   slot.job.store(nullptr, std::memory_order_seq_cst);
-  for (int spin = 0; slot.refs.load(std::memory_order_seq_cst) != 0; ++spin) {
-    if (spin < 4096) {
+  // Spin by time, as the workers do (a pause is 10 ns on one CPU and 150 ns on the next).
+  long deadline = 0;
+  for (unsigned spin = 0; slot.refs.load(std::memory_order_seq_cst) != 0; ++spin) {
+    if ((spin & 63) != 0 || deadline == 0 || now_ns() < deadline) {
+      if (deadline == 0) deadline = now_ns() + workers::kSpinNs;
       cpu_relax();
       continue;
     }
@@ -192,41 +324,47 @@ void detach(size_t s) {
   }
 }
 
+// In a forked child: the slot whose call (the parent's) the forking worker still works on, or
+// kSlots. It stays owned until that worker's reference goes, so that no caller of the child takes
+// it meanwhile: that caller's detach() would wait for the forking worker, which may itself be
+// waiting for that caller.
+std::atomic<size_t> g_orphan_slot{kSlots};
+
+void release_orphan_slot(size_t s) {
+  size_t want = s;
+  if (g_orphan_slot.compare_exchange_strong(want, kSlots, std::memory_order_relaxed))
+    g_owned.fetch_and(~(uint64_t{1} << s), std::memory_order_release);
+}
+
 void slot_leave(Slot& slot) {
-  if (slot.refs.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
-      slot.waiting.load(std::memory_order_seq_cst) != 0)
-    futex_wake(&slot.refs, 1);
+  if (slot.refs.fetch_sub(1, std::memory_order_seq_cst) == 1) {
+    if (slot.waiting.load(std::memory_order_seq_cst) != 0) futex_wake(&slot.refs, 1);
+    if (__builtin_expect(g_orphan_slot.load(std::memory_order_relaxed) != kSlots, 0))
+      release_orphan_slot(static_cast<size_t>(&slot - g_slots));
+  }
 }
 
 size_t acquire_slot() {
   uint64_t owned = g_owned.load(std::memory_order_relaxed);
   while (~owned != 0) {
     size_t s = static_cast<size_t>(__builtin_ctzll(~owned));
-    if (g_owned.compare_exchange_weak(owned, owned | (uint64_t{1} << s), std::memory_order_acq_rel))
+    if (g_owned.compare_exchange_weak(owned, owned | (uint64_t{1} << s), std::memory_order_acq_rel)) {
+      t_owned_slot = s;
       return s;
+    }
   }
   return kSlots;  // every slot busy: the caller runs its call alone
 }
 
-void release_slot(size_t s) { g_owned.fetch_and(~(uint64_t{1} << s), std::memory_order_release); }
-
-// The width of a top-level call with this limit, bounded by this thread's last width() read
-// (pool.h): legacy code sizes per-thread buffers by the width it read, and a resize, a cap or a
-// handle's new thread count may land between that read and the call. Consumes the read, so it
-// bounds one call only.
-size_t call_width(size_t max_threads) {
-  size_t w = current_size();
-  if (max_threads != 0 && max_threads < w) w = max_threads;
-  if (t_read_width != 0) {
-    if (t_read_width < w) w = t_read_width;
-    t_read_width = 0;
-  }
-  return w == 0 ? 1 : w;
+void release_slot(size_t s) {
+  t_owned_slot = kSlots;
+  g_owned.fetch_and(~(uint64_t{1} << s), std::memory_order_release);
 }
 
 void run_serial(size_t range, RangeFn fn, void* ctx, size_t offset) {
   TaskScope scope;
-  fn(ctx, 0, offset, offset + range);
+  Run run(offset, offset + range);  // nobody else can see it: take() is a compare
+  fn(ctx, 0, offset, run);
 }
 
 struct CallerScope {  // busy accounting of a top-level caller, also across an unwinding task
@@ -237,6 +375,11 @@ struct CallerScope {  // busy accounting of a top-level caller, also across an u
   ~CallerScope() {
     t_in_call = false;
     busy::caller_leave();
+    // A call that lost a worker to the budget (a lane given back) regains one when this caller's
+    // share frees room: wake one sleeper for it. Only then: waking a turned-away worker on every
+    // caller's exit would have it wake, find no room, and sleep again, over and over.
+    if (g_lanes_given_back.load(std::memory_order_relaxed) > 0 && busy::has_room())
+      workers::wake(1);
   }
 };
 
@@ -266,6 +409,7 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
     job.lane = heap_lanes.get();
   }
   split(job, range);
+  job.fence = !heavy_barrier_ready();
 
   g_slots[s].job.store(&job, std::memory_order_seq_cst);
   g_open.fetch_or(uint64_t{1} << s, std::memory_order_seq_cst);
@@ -277,9 +421,11 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   } catch (...) {
     job.cancelled.store(true, std::memory_order_relaxed);
     detach(s);  // every claimed item has finished when this returns
+    forget_given_back(job);
     throw;
   }
   detach(s);
+  forget_given_back(job);
   if (job.has_error.load(std::memory_order_acquire)) std::rethrow_exception(job.error);
 }
 
@@ -308,27 +454,27 @@ Help help_one_call() {
     open &= open - 1;
     SlotRef ref(g_slots[s], s);
     Job* job = ref.slot.job.load(std::memory_order_seq_cst);
-    if (job == nullptr || job->next_lane.load(std::memory_order_relaxed) >= job->lanes ||
-        job->cancelled.load(std::memory_order_relaxed))
+    if (job == nullptr || !has_free_lane(*job) || job->cancelled.load(std::memory_order_relaxed))
       continue;
     if (!busy::worker_try_enter()) return Help::over_budget;  // the budget's threads are all busy
     BusyWorker counted;
-    size_t lane = job->next_lane.fetch_add(1, std::memory_order_relaxed);
+    size_t lane = take_lane(*job);
     if (lane >= job->lanes) continue;
     worker_share(*job, lane);
     return (job->flags & kFlagYieldWorkers) != 0 ? Help::helped_yield : Help::helped;
   }
-  return Help::nothing;
+  // No call it could join. When the budget's threads are all busy it could not join the next
+  // one either: sleep at once (a caller that leaves wakes one) instead of spinning on a CPU
+  // the busy threads need.
+  return busy::has_room() ? Help::nothing : Help::over_budget;
 }
 
 void run_ranges(size_t range, RangeFn fn, void* ctx, size_t max_threads, uint32_t flags) {
   if (range == 0 || fn == nullptr) return;
   if (t_task_depth > 0) return run_serial(range, fn, ctx, 0);  // nested: inline, no pool state
 
-  // The busy count is held against the budget in force from the first call on (set_cap keeps it
-  // in step later). A magic static: one acquire load per call after the first.
-  static const bool limit_set = (busy::set_limit(budget_in_force()), true);
-  (void)limit_set;
+  // The busy count is held against the budget in force: busy.cpp takes the computed budget on
+  // its first use unless set_cap() set the limit before (and keeps it in step later).
   size_t w = call_width(max_threads);
   CallerScope caller;
   if (w <= 1 || range == 1) return run_serial(range, fn, ctx, 0);
@@ -351,55 +497,40 @@ void run(size_t range, TaskFn fn, void* ctx, size_t max_threads, uint32_t flags)
   } p{fn, ctx};
   run_ranges(
       range,
-      [](void* c, size_t t, size_t begin, size_t end) {
+      [](void* c, size_t t, size_t begin, Run& r) {
         auto* x = static_cast<PerItem*>(c);
-        for (size_t i = begin; i < end; ++i) x->fn(x->ctx, t, i);
+        for (size_t i = begin; r.take(i); ++i) x->fn(x->ctx, t, i);
       },
       &p, max_threads, flags);
 }
-
-size_t width(size_t max_threads) {
-  size_t w = current_size();
-  if (max_threads != 0 && max_threads < w) w = max_threads;
-  if (w == 0) w = 1;
-  if (t_task_depth == 0) t_read_width = w;
-  return w;
-}
-
-size_t pool_size() { return current_size(); }
 
 bool started() { return workers::count() > 0; }
 
 bool in_task() { return t_task_depth > 0; }
 
-void request_size(size_t threads) {
-  g_target.store(threads, std::memory_order_relaxed);
-}
-
-size_t set_cap(size_t threads) {
-  g_cap.store(threads, std::memory_order_relaxed);
-  size_t b = budget_in_force();
-  busy::set_limit(b);
-  if (threads != 0) POOLSHIM_LOG(info, "budget capped at %zu (computed %zu): %zu in force", threads,
-                                 computed_budget(), b);
-  else POOLSHIM_LOG(info, "budget cap removed: %zu in force", b);
-  return b;
-}
-
-size_t cap() { return g_cap.load(std::memory_order_relaxed); }
-
-size_t budget() { return budget_in_force(); }
-
 const char* degraded_reason() { return workers::failure(); }
+
+size_t workers_started() { return workers::count(); }
+size_t workers_wanted() { return workers::wanted(); }
 
 void pool_atfork_prepare() { workers::atfork_prepare(); }
 void pool_atfork_parent() { workers::atfork_parent(); }
 
 // The child has only the forking thread: no worker exists, and every published call belonged
-// to a thread of the parent (or, for fork() from inside a task, is this thread's own, whose other
-// participants are gone: the items they had claimed are not run in the child). Forget them all;
-// the next call starts workers afresh. A fork from inside a worker's task keeps that worker's
-// own slot reference, which it releases when its task returns.
+// to a thread of the parent, or, for a fork() from inside a task, is this thread's own call or
+// the call whose share it runs as a worker. Unpublish them all; the next call starts workers
+// afresh (docs/scheduler.md, "fork"). The forking thread keeps what it holds, because it goes on
+// in the child and gives each back when its task returns:
+//  - its busy share: a caller inside its call (CallerScope), and a worker inside a task (only a
+//    counted worker runs tasks; a nested call runs inline and takes no share of its own);
+//  - its slot, when it forked from a task of its own call (the child's next caller must not take
+//    it: two owners of one slot unpublish each other's jobs and share one waiting flag);
+//  - its reference on the slot whose call it works on, when it forked from a worker's task, and
+//    that slot stays owned until the reference goes (g_orphan_slot), since nobody in the child
+//    owns that call.
+// Its call then ends in the child like any other: the forking thread finishes its task and every
+// item nobody had claimed; items other threads of the parent had claimed are not run in the
+// child, and nothing waits for them (refs count only the forking thread's own reference).
 void pool_atfork_child() {
   workers::atfork_child();
   for (size_t i = 0; i < kSlots; ++i) {
@@ -407,9 +538,14 @@ void pool_atfork_child() {
     g_slots[i].refs.store(t_ref_slot == i ? 1 : 0, std::memory_order_relaxed);
     g_slots[i].waiting.store(0, std::memory_order_relaxed);
   }
-  g_owned.store(0, std::memory_order_relaxed);
+  uint64_t owned = t_owned_slot < kSlots ? uint64_t{1} << t_owned_slot : 0;
+  if (t_ref_slot < kSlots) owned |= uint64_t{1} << t_ref_slot;  // released by slot_leave()
+  g_owned.store(owned, std::memory_order_relaxed);
+  g_orphan_slot.store(t_ref_slot, std::memory_order_relaxed);
   g_open.store(0, std::memory_order_relaxed);
-  busy::reset_after_fork(t_in_call ? 1 : 0);
+  g_lanes_given_back.store(0, std::memory_order_relaxed);  // the parent's calls are gone
+  bool holds_share = t_in_call || t_task_depth > 0;
+  busy::reset_after_fork(holds_share ? 1 : 0);
 }
 
 }  // namespace poolshim::core

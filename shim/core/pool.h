@@ -7,7 +7,9 @@
 //  - No lock of the shim is held while a task runs.
 //  - A call from inside a pool task (any surface) runs inline on the calling thread.
 //  - Within one call no two concurrent invocations share a thread_index, and every thread_index
-//    is below the call's width (see width()).
+//    is below the call's width (see width() in size.h).
+//  - Progress: while any item blocks, every item that no thread has started can be run by another
+//    participant of the call (pthreadpool's contract; run.h says how).
 //  - An exception escaping a task is caught on the thread that threw it; the call skips the items
 //    nobody has claimed yet, waits for the claimed ones, and rethrows the first exception on the
 //    calling thread. The pool stays usable.
@@ -15,17 +17,21 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/run.h"
+
 namespace poolshim::core {
 
 // A task item: fn(ctx, thread_index, item).
 using TaskFn = void (*)(void* ctx, size_t thread_index, size_t item);
 
-// A run of consecutive items: fn(ctx, thread_index, begin, end) must run items [begin, end) in
-// order on the calling thread. The pool hands out runs so that a surface can walk N-d indices
-// incrementally (no division per item) and touch thread-local state once per run.
-using RangeFn = void (*)(void* ctx, size_t thread_index, size_t begin, size_t end);
+// A run of consecutive items from `begin`: fn(ctx, thread_index, begin, run) runs items begin,
+// begin+1, ... in order on the calling thread, asking run.take(i) (or run.take_upto) before it
+// starts item i, and returns when take() says no. The pool hands out runs so that a surface can
+// walk N-d indices incrementally (no division per item) and touch thread-local state once per
+// run; take() is what lets another thread run the items this one has not started (run.h).
+using RangeFn = void (*)(void* ctx, size_t thread_index, size_t begin, Run& run);
 
-// Pool-level flags (same bit values as PTHREADPOOL_FLAG_*).
+// Pool-level flags (same bit values as PTHREADPOOL_FLAG_*: abi/pthreadpool/run.h checks it).
 constexpr uint32_t kFlagDisableDenormals = 0x1;  // workers run this call's items with FTZ/DAZ
 constexpr uint32_t kFlagYieldWorkers = 0x2;      // workers sleep right after this call
 
@@ -36,15 +42,8 @@ void run_ranges(size_t range, RangeFn fn, void* ctx, size_t max_threads, uint32_
 // Per-item convenience over run_ranges().
 void run(size_t range, TaskFn fn, void* ctx, size_t max_threads, uint32_t flags = 0);
 
-// How many threads a call with this limit may use right now: min(max_threads or pool size, pool
-// size), at least 1. Lock-free; never starts the pool. The calling thread's next top-level call
-// uses at most the width it read here, whatever resizes happen in between (legacy kernels size
-// per-thread buffers by the width they read, then index them by thread number).
-size_t width(size_t max_threads);
-
-// The pool's size: threads that run tasks, counting the caller (the budget, or a smaller size
-// asked for with request_size()). Lock-free.
-size_t pool_size();
+// How many threads a call may use (width(), pool_size(), the grants, the cap): the size policy,
+// core/size.h. The scheduler asks it once per top-level call.
 
 // True when the pool's worker threads exist.
 bool started();
@@ -52,22 +51,15 @@ bool started();
 // True while the calling thread is executing a pool task (then run() goes inline).
 bool in_task();
 
-// Ask the pool to take this size (1..budget) from the next top-level call on (0 = the budget).
-// Safe at any time, from any thread, including from inside a task. Never creates or joins
-// threads: a smaller size only narrows the width of later calls.
-void request_size(size_t threads);
-
-// The run-time cap (poolshim_set_budget): 0 removes it. Returns the budget now in force.
-// Calls that start after it returns use at most the new budget; running calls finish unchanged.
-size_t set_cap(size_t threads);
-// The cap in force (0 = none), and the budget in force (min(cap, computed budget)).
-size_t cap();
-size_t budget();
-
 // Why the pool runs serially, or nullptr when it does not (its workers could not be started).
 const char* degraded_reason();
 
-// fork(): hooks called by core/fork.cpp's process-wide atfork handlers.
+// Worker threads that exist, and the most the pool asked for: fewer exist than were asked for
+// after a partial spawn failure (the pool runs with them and retries with backoff).
+size_t workers_started();
+size_t workers_wanted();
+
+// fork(): hooks called by lifecycle/fork.cpp's process-wide atfork handlers.
 void pool_atfork_prepare();
 void pool_atfork_parent();
 void pool_atfork_child();

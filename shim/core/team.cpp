@@ -21,6 +21,7 @@
 
 #include "core/futex.h"
 #include "core/pool.h"
+#include "core/size.h"
 #include "core/workers.h"
 #include "diag/log.h"
 

@@ -37,7 +37,7 @@ bool serve_one();
 // Gang threads started because no pool worker was free (beyond the budget), since start.
 size_t extra_threads();
 
-// fork(): the child has none of the parent's gangs or gang threads (core/fork.cpp's table).
+// fork(): the child has none of the parent's gangs or gang threads (lifecycle/fork.cpp's table).
 // No lock to take: prepare and parent do nothing.
 void atfork_prepare();
 void atfork_parent();

@@ -28,12 +28,22 @@ namespace {
 std::atomic<uint32_t> g_epoch{0};
 // Workers between "about to sleep" and "awake". Written by workers, read by wake().
 std::atomic<uint32_t> g_sleepers{0};
-// Workers started. Written under g_spawn_mutex (release), read lock-free (acquire).
+// Workers alive. Incremented under g_spawn_mutex (release), decremented by a worker that a task
+// ended (worker_main), read lock-free (acquire).
 std::atomic<size_t> g_count{0};
 // Serializes spawning; try-locked, so a caller never waits for another caller's spawn.
 pthread_mutex_t g_spawn_mutex = PTHREAD_MUTEX_INITIALIZER;
 // Why the last spawn failed with no worker at all (static string), or nullptr. Under the mutex.
 std::atomic<const char*> g_failure{nullptr};
+// A spawn that started some workers but not all (pthread_create failed: EAGAIN from pids.max or
+// RLIMIT_NPROC) is decided once: the pool runs with the workers it has, one warning says so, and
+// the missing ones are retried with backoff, after 1, 2, 4, ... calls (about 10 attempts in 1000
+// calls, then at most one per kMaxRetryInterval calls), never on every call: each attempt costs
+// a trylock, two sigprocmask calls and a failing pthread_create.
+constexpr long kMaxRetryInterval = 1 << 16;
+std::atomic<long> g_retry_in{0};   // calls to skip before the next attempt (relaxed: a hint)
+long g_retry_interval = 0;         // under the mutex: the backoff now, 0 = no failure
+std::atomic<size_t> g_wanted{0};   // the most workers a call asked for (the info API)
 
 long now_ns() {
   timespec ts;
@@ -52,6 +62,11 @@ bool spin_for_epoch_change(uint32_t seen) {
 }
 
 void* worker_main(void*) {
+  // A task that ends its thread (pthread_exit, cancellation) unwinds through here: the pool
+  // forgets the thread, so the next call starts another instead of counting a dead one.
+  struct Forget {
+    ~Forget() { g_count.fetch_sub(1, std::memory_order_acq_rel); }
+  } forget;
   bool yield_next = false;  // the last call asked its workers to sleep right after it
   for (;;) {
     uint32_t seen = g_epoch.load(std::memory_order_acquire);
@@ -82,8 +97,15 @@ size_t ensure(size_t n) {
   // After a failure that left no worker at all the pool stays serial (reported once); trying
   // pthread_create again on every call would only add a failing system call to each.
   if (have == 0 && g_failure.load(std::memory_order_relaxed) != nullptr) return 0;
+  // After a partial failure: skip this call's attempt while the backoff lasts.
+  if (g_retry_in.load(std::memory_order_relaxed) > 0) {
+    g_retry_in.fetch_sub(1, std::memory_order_relaxed);
+    return have;
+  }
   if (pthread_mutex_trylock(&g_spawn_mutex) != 0) return have;  // someone else is spawning
   have = g_count.load(std::memory_order_relaxed);
+  if (n > g_wanted.load(std::memory_order_relaxed)) g_wanted.store(n, std::memory_order_relaxed);
+  size_t before = have;
   // Workers must not run the host's signal handlers: block every signal while creating them
   // (a new thread inherits the creator's mask), then restore the caller's mask.
   sigset_t all, saved;
@@ -98,7 +120,8 @@ size_t ensure(size_t n) {
     err = pthread_create(&t, &attr, worker_main, nullptr);
     if (err != 0) break;
     pthread_setname_np(t, "poolshim");
-    g_count.store(++have, std::memory_order_release);
+    ++have;
+    g_count.fetch_add(1, std::memory_order_release);  // a dying worker may subtract meanwhile
   }
   pthread_attr_destroy(&attr);
   if (have > 0)
@@ -107,17 +130,31 @@ size_t ensure(size_t n) {
                    have + 1, have, have == 1 ? "" : "s", budget::current().threads,
                    budget::current().source);
   pthread_sigmask(SIG_SETMASK, &saved, nullptr);
-  if (err != 0 && g_failure.load(std::memory_order_relaxed) == nullptr) {
-    // Static strings only: the reason is handed out through the info API for the process's life.
-    const char* why = err == EAGAIN ? "pthread_create failed: EAGAIN (thread limit reached)"
-                                    : "pthread_create failed";
-    if (have == 0) {
+  // Static strings only: the reason is handed out through the info API for the process's life.
+  const char* why = err == EAGAIN ? "pthread_create failed: EAGAIN (thread limit reached)"
+                                  : "pthread_create failed";
+  if (err != 0 && have == 0) {
+    if (g_failure.load(std::memory_order_relaxed) == nullptr) {
       g_failure.store(why, std::memory_order_relaxed);
       diag::warn_once(diag::LogSite::workers_cannot_start,
                       "cannot start worker threads (%s); parallel calls run serially", why);
-    } else {
-      POOLSHIM_LOG(warn, "started %zu of %zu worker threads (%s)", have, n, why);
     }
+  } else if (err != 0) {
+    bool first = g_retry_interval == 0;
+    g_retry_interval = first ? 1 : g_retry_interval >= kMaxRetryInterval ? kMaxRetryInterval
+                                                                         : 2 * g_retry_interval;
+    g_retry_in.store(g_retry_interval, std::memory_order_relaxed);
+    if (first)
+      diag::warn_once(diag::LogSite::workers_partial,
+                      "degraded: %zu of %zu worker threads started (%s); the pool runs with "
+                      "them and retries with backoff", have, n, why);
+    else
+      POOLSHIM_LOG(debug, "worker retry: %zu of %zu worker threads (%s); next attempt in %ld calls",
+                   have, n, why, g_retry_interval);
+  } else if (g_retry_interval != 0) {
+    g_retry_interval = 0;
+    POOLSHIM_LOG(info, "worker retry: %zu of %zu worker threads now started (%zu more)", have, n,
+                 have - before);
   }
   pthread_mutex_unlock(&g_spawn_mutex);
   return have;
@@ -133,6 +170,8 @@ void wake(size_t n) {
 
 const char* failure() { return g_failure.load(std::memory_order_relaxed); }
 
+size_t wanted() { return g_wanted.load(std::memory_order_relaxed); }
+
 // A fork while another thread spawns would leave the child's mutex locked: take it first.
 void atfork_prepare() { pthread_mutex_lock(&g_spawn_mutex); }
 void atfork_parent() { pthread_mutex_unlock(&g_spawn_mutex); }
@@ -141,6 +180,9 @@ void atfork_child() {
   g_count.store(0, std::memory_order_relaxed);
   g_sleepers.store(0, std::memory_order_relaxed);
   g_failure.store(nullptr, std::memory_order_relaxed);
+  g_retry_in.store(0, std::memory_order_relaxed);  // the child tries afresh (its own threads)
+  g_retry_interval = 0;
+  g_wanted.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace poolshim::core::workers

@@ -21,6 +21,10 @@ void wake(size_t n);
 // Why workers could not be started, or nullptr.
 const char* failure();
 
+// The most workers a call asked ensure() for (0 before the first): fewer than that exist after
+// a partial spawn failure (degraded: count() of wanted()), retried with backoff.
+size_t wanted();
+
 // fork() hooks (the child has none of the parent's workers).
 void atfork_prepare();
 void atfork_parent();

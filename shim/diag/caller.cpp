@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "base/text.h"
-#include "core/fork.h"
 #include "diag/log.h"
 #include "base/modules.h"
 
@@ -35,11 +34,12 @@ size_t g_seen_count = 0;
 // Module lifetime: the pairs are keyed by base address, so they are forgotten whenever a module
 // was unloaded since they were recorded (another module may now sit at the same base).
 unsigned long long g_seen_unloads = 0;
-// Enrolled in core/fork.cpp.
+// Enrolled in lifecycle/fork.cpp.
 pthread_mutex_t g_seen_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 bool first_time(LogSite site, const void* base) {
-  unsigned long long unloads = base::unloaded_generation();  // outside the mutex: it is a loader call
+  unsigned long long unloads =
+      base::unloaded_generation();  // outside the mutex: it is a loader call
   pthread_mutex_lock(&g_seen_mutex);
   if (unloads != g_seen_unloads) {
     g_seen_count = 0;
@@ -52,8 +52,10 @@ bool first_time(LogSite site, const void* base) {
       break;
     }
   }
-  if (first && g_seen_count < kSeenSlots) g_seen[g_seen_count++] = Seen{site, base};
-  else if (first) first = false;  // table full: stay quiet rather than repeat forever
+  if (first && g_seen_count < kSeenSlots)
+    g_seen[g_seen_count++] = Seen{site, base};
+  else if (first)
+    first = false;  // table full: stay quiet rather than repeat forever
   pthread_mutex_unlock(&g_seen_mutex);
   return first;
 }
@@ -98,14 +100,16 @@ void first_call(LogLevel level, LogSite site, const void* ret_addr, const char* 
 
 }  // namespace
 
-void log_first_call(LogSite site, const void* ret_addr, const char* what, const char* result_fmt, ...) {
+void log_first_call(LogSite site, const void* ret_addr, const char* what, const char* result_fmt,
+                    ...) {
   va_list ap;
   va_start(ap, result_fmt);
   first_call(LogLevel::info, site, ret_addr, what, " -> ", result_fmt, ap);
   va_end(ap);
 }
 
-void warn_first_call(LogSite site, const void* ret_addr, const char* what, const char* detail_fmt, ...) {
+void warn_first_call(LogSite site, const void* ret_addr, const char* what, const char* detail_fmt,
+                     ...) {
   va_list ap;
   va_start(ap, detail_fmt);
   first_call(LogLevel::warn, site, ret_addr, what, ": ", detail_fmt, ap);

@@ -13,12 +13,17 @@ const void* caller_base(const void* addr);
 
 // Log `poolshim: <what> from <module> -> <result>` at info, once per (site, module) pair
 // (log_sites.h names the sites). No cost when logging is below info.
-void log_first_call(LogSite site, const void* ret_addr, const char* what, const char* result_fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+void log_first_call(LogSite site, const void* ret_addr, const char* what, const char* result_fmt,
+                    ...) __attribute__((format(printf, 4, 5)));
 
 // The same at warn level: `poolshim: warning: <what> from <module>: <detail>`, once per
 // (site, module) pair.
-void warn_first_call(LogSite site, const void* ret_addr, const char* what, const char* detail_fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+void warn_first_call(LogSite site, const void* ret_addr, const char* what, const char* detail_fmt,
+                     ...) __attribute__((format(printf, 4, 5)));
+
+// fork (lifecycle/fork.cpp's table): the first-call log cache's lock.
+void caller_atfork_prepare();
+void caller_atfork_parent();
+void caller_atfork_child();
 
 }  // namespace poolshim::diag

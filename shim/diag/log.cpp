@@ -70,8 +70,10 @@ void emit(Sink sink, const char* prefix, const char* fmt, va_list ap) {
   base::Text text(buf, sizeof buf - 1);  // truncated or not, room kept for the newline
   text.append("poolshim: ").append(prefix).vappendf(fmt, ap);
   buf[text.size()] = '\n';
-  if (sink == Sink::log) write_line(buf, text.size() + 1);
-  else write_all(STDERR_FILENO, buf, text.size() + 1);
+  if (sink == Sink::log)
+    write_line(buf, text.size() + 1);
+  else
+    write_all(STDERR_FILENO, buf, text.size() + 1);
   errno = saved_errno;
 }
 
@@ -94,8 +96,8 @@ void open_sink() {
   // O_NONBLOCK: opening a FIFO that has no reader fails with ENXIO instead of waiting for one,
   // and writing to a full pipe drops the line instead of stalling the host (write_all). It is
   // kept on: for a regular file or a device it changes nothing.
-  int fd = open(o.log_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
-                0644);
+  int fd =
+      open(o.log_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
   if (fd < 0) {
     write_stderr_warning("open", errno);
     return;
@@ -118,15 +120,18 @@ void vlog(LogLevel level, const char* fmt, va_list ap) {
   t_in_log = true;
   pthread_once(&g_sink_once, open_sink);
   int line = g_lines.fetch_add(1, std::memory_order_relaxed);
-  if (line < kMaxLines) emit(Sink::log, level == LogLevel::warn ? "warning: " : "", fmt, ap);
-  else if (line == kMaxLines) write_line("poolshim: further log lines suppressed\n", 39);
+  if (line < kMaxLines)
+    emit(Sink::log, level == LogLevel::warn ? "warning: " : "", fmt, ap);
+  else if (line == kMaxLines)
+    write_line("poolshim: further log lines suppressed\n", 39);
   t_in_log = false;
 }
 
 }  // namespace
 
 bool log_enabled(LogLevel level) {
-  return level != LogLevel::off && static_cast<int>(settings().log_level) >= static_cast<int>(level);
+  return level != LogLevel::off &&
+         static_cast<int>(settings().log_level) >= static_cast<int>(level);
 }
 
 void log(LogLevel level, const char* fmt, ...) {

@@ -29,8 +29,8 @@ void warn_once(LogSite site, const char* fmt, ...) __attribute__((format(printf,
 
 }  // namespace poolshim::diag
 
-#define POOLSHIM_LOG(level, ...)                                                        \
-  do {                                                                                  \
-    if (::poolshim::diag::log_enabled(::poolshim::diag::LogLevel::level))               \
-      ::poolshim::diag::log(::poolshim::diag::LogLevel::level, __VA_ARGS__);            \
+#define POOLSHIM_LOG(level, ...)                                             \
+  do {                                                                       \
+    if (::poolshim::diag::log_enabled(::poolshim::diag::LogLevel::level))    \
+      ::poolshim::diag::log(::poolshim::diag::LogLevel::level, __VA_ARGS__); \
   } while (0)

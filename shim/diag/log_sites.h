@@ -13,28 +13,32 @@ namespace poolshim::diag {
 
 enum class LogSite : unsigned {
   // --- once per process --------------------------------------------------------------------
-  config_problems,          // log.cpp: the bad values config/ collected, before any other line
-  budget_above_cpus,        // budget/budget.cpp: POOLSHIM_NUM_THREADS far above the CPUs
-  group_path_too_long,      // budget/group.cpp: the ledger path does not fit
-  group_join_failed,        // budget/group.cpp: the ledger cannot be joined
-  group_no_slot_after_fork, // budget/group.cpp: a forked child finds no free slot
-  workers_cannot_start,     // core/workers.cpp: no worker thread at all
-  pool_started,             // core/workers.cpp: "pool started: N threads"
-  openmp_forwarding,        // abi/openmp/openmp_forward.cpp: where OpenMP calls go
-  openmp_serial,            // abi/openmp/openmp_forward.cpp: no libgomp, serial answers
-  openmp_missing,           // abi/openmp/openmp_forward.cpp: no libgomp, no serial meaning
-  openmp_native,            // abi/openmp/openmp_forward.cpp: POOLSHIM_OPENMP=shim in force
-  team_extra_threads,       // core/team.cpp: a team thread started beyond the budget
+  config_problems,           // log.cpp: the bad values config/ collected, before any other line
+  budget_above_cpus,         // budget/budget.cpp: POOLSHIM_NUM_THREADS far above the CPUs
+  group_path_too_long,       // budget/group.cpp: the ledger path does not fit
+  group_join_failed,         // budget/group.cpp: the ledger cannot be joined
+  group_no_slot_after_fork,  // budget/group.cpp: a forked child finds no free slot
+  workers_cannot_start,      // core/workers.cpp: no worker thread at all
+  workers_partial,           // core/workers.cpp: fewer workers than wanted (degraded: N of M)
+  pool_started,              // core/workers.cpp: "pool started: N threads"
+  task_ended_worker,         // core/pool.cpp: a task ended its worker (pthread_exit, cancel)
+  openmp_forwarding,         // abi/openmp/openmp_forward.cpp: where OpenMP calls go
+  openmp_serial,             // abi/openmp/openmp_forward.cpp: no libgomp, serial answers
+  openmp_missing,            // abi/openmp/openmp_forward.cpp: no libgomp, no serial meaning
+  openmp_native,             // abi/openmp/openmp_forward.cpp: POOLSHIM_OPENMP=shim in force
+  team_extra_threads,        // core/team.cpp: a team thread started beyond the budget
   // --- once per (site, calling module) -----------------------------------------------------
   // A site that serves several ExecuTorch symbols (both namespaces' get_pthreadpool, the
   // members forwarded for a foreign object) says its line once per module, naming the first.
-  et_get_threadpool,            // abi/executorch.cpp: executorch::...::get_threadpool()
-  torch_get_threadpool,         // abi/executorch.cpp: torch::executorch::...::get_threadpool()
-  et_get_pthreadpool_shared,    // abi/executorch.cpp: get_pthreadpool() -> the shared handle
-  et_get_pthreadpool_serial,    // abi/executorch.cpp: get_pthreadpool() -> NULL, caller unknown
-  et_private_pthreadpool,       // abi/executorch.cpp: the module keeps its own pthreadpool
-  et_foreign_without_definition,// abi/executorch.cpp: foreign object, no definition to forward to
-  pthreadpool_create,           // abi/pthreadpool_lifecycle.cpp: pthreadpool_create(n)
+  et_get_threadpool,     // abi/executorch/surface.cpp: executorch::...::get_threadpool()
+  torch_get_threadpool,  // abi/executorch/surface.cpp: torch::executorch::...::get_threadpool()
+  et_get_pthreadpool_shared,  // abi/executorch/surface.cpp: get_pthreadpool() -> the shared handle
+  et_get_pthreadpool_serial,  // abi/executorch/surface.cpp: get_pthreadpool() -> NULL, caller
+                              // unknown
+  et_private_pthreadpool,     // abi/executorch/surface.cpp: the module keeps its own pthreadpool
+  et_foreign_without_definition,  // abi/executorch/surface.cpp: foreign object, no definition to
+                                  // forward to
+  pthreadpool_create,             // abi/pthreadpool/lifecycle.cpp: pthreadpool_create(n)
   count
 };
 

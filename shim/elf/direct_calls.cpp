@@ -13,8 +13,10 @@ bool lookup(const uint64_t* sorted, size_t n, uint64_t t, size_t* at) {
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (sorted[mid] < t) lo = mid + 1;
-    else hi = mid;
+    if (sorted[mid] < t)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   if (lo < n && sorted[lo] == t) {
     *at = lo;

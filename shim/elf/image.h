@@ -45,7 +45,9 @@ class Image {
   // Bytes readable from vaddr to the end of its segment (0 when vaddr is in none).
   uint64_t extent_at_vaddr(uint64_t vaddr) const;
   // Bytes readable from a file offset to the end of the file (0 for loaded modules).
-  uint64_t extent_at_offset(uint64_t off) const { return is_file() && off < file_size_ ? file_size_ - off : 0; }
+  uint64_t extent_at_offset(uint64_t off) const {
+    return is_file() && off < file_size_ ? file_size_ - off : 0;
+  }
 
   // Dynamic-section pointers (DT_SYMTAB, DT_RELA, ...) hold link-time virtual addresses in a
   // file. In a loaded module glibc rewrites them in place to absolute addresses (on x86_64 and

@@ -24,9 +24,12 @@ bool MappedFile::open(const char* path) {
   if (fd < 0) return false;
   struct stat st;
   int err = 0;
-  if (fstat(fd, &st) != 0) err = errno;
-  else if (S_ISDIR(st.st_mode)) err = EISDIR;
-  else if (!S_ISREG(st.st_mode) || st.st_size <= 0) err = EINVAL;
+  if (fstat(fd, &st) != 0)
+    err = errno;
+  else if (S_ISDIR(st.st_mode))
+    err = EISDIR;
+  else if (!S_ISREG(st.st_mode) || st.st_size <= 0)
+    err = EINVAL;
   if (err != 0) {
     ::close(fd);
     errno = err;

@@ -165,7 +165,8 @@ bool Reader::read_program_headers(const uint8_t* ph, size_t phnum, size_t phents
       ok = img_.add_segment(p.p_vaddr, p.p_filesz, p.p_offset, (p.p_flags & PF_X) != 0);
     } else {
       // An execute-only segment (PF_X without PF_R) would fault when read: leave it out.
-      ok = (p.p_flags & PF_R) == 0 || img_.add_segment(p.p_vaddr, p.p_memsz, 0, (p.p_flags & PF_X) != 0);
+      ok = (p.p_flags & PF_R) == 0 ||
+           img_.add_segment(p.p_vaddr, p.p_memsz, 0, (p.p_flags & PF_X) != 0);
     }
     if (!ok) problems_ |= kProblemSegments;
   }
@@ -175,7 +176,8 @@ bool Reader::read_program_headers(const uint8_t* ph, size_t phnum, size_t phents
     has_interp_ = true;
     const uint8_t* s = img_.is_file() ? img_.at_offset(p.p_offset, p.p_filesz)
                                       : img_.at_vaddr(p.p_vaddr, p.p_memsz);
-    if (s == nullptr || p.p_filesz == 0 || memchr(s, 0, p.p_filesz) == nullptr) problems_ |= kProblemInterp;
+    if (s == nullptr || p.p_filesz == 0 || memchr(s, 0, p.p_filesz) == nullptr)
+      problems_ |= kProblemInterp;
   }
   return true;
 }
@@ -247,11 +249,13 @@ void Reader::read_dynamic() {
 Kind Reader::kind() const {
   switch (elf_type_) {
     case ET_REL: return Kind::relocatable;
-    case ET_EXEC: return has_interp_ || dyn_ != nullptr ? Kind::executable : Kind::static_executable;
+    case ET_EXEC:
+      return has_interp_ || dyn_ != nullptr ? Kind::executable : Kind::static_executable;
     case ET_DYN:
       // A PIE says so in DT_FLAGS_1 (binutils >= 2.26); an older PIE is recognised by having
       // a dynamic linker and no SONAME (shared libraries such as libc.so.6 may have PT_INTERP).
-      if ((flags_1_ & DF_1_PIE) != 0) return has_interp_ ? Kind::executable : Kind::static_executable;
+      if ((flags_1_ & DF_1_PIE) != 0)
+        return has_interp_ ? Kind::executable : Kind::static_executable;
       if (has_interp_ && soname() == nullptr) return Kind::executable;
       return Kind::shared_object;
     case ET_CORE: return Kind::other;

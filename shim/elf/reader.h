@@ -21,22 +21,22 @@ namespace poolshim::elf {
 
 // Bits of Reader::problems(): what could not be read. describe_problems() names them.
 enum Problem : uint32_t {
-  kProblemNotElf = 1u << 0,             // no ELF magic
-  kProblemClass = 1u << 1,              // 32-bit ELF
-  kProblemByteOrder = 1u << 2,          // big-endian ELF
-  kProblemMachine = 1u << 3,            // not x86_64 / aarch64
-  kProblemHeader = 1u << 4,             // ELF header truncated or inconsistent
-  kProblemProgramHeaders = 1u << 5,     // program headers out of bounds
-  kProblemSegments = 1u << 6,           // a PT_LOAD segment unusable (overflow, too many)
-  kProblemDynamic = 1u << 7,            // PT_DYNAMIC out of bounds
-  kProblemDynsym = 1u << 8,             // dynamic symbol table unreadable or cut short
-  kProblemDynstr = 1u << 9,             // dynamic string table unreadable
-  kProblemHash = 1u << 10,              // no readable DT_GNU_HASH / DT_HASH to count symbols
-  kProblemRelocs = 1u << 11,            // a relocation table out of bounds
-  kProblemSectionHeaders = 1u << 12,    // section headers out of bounds
-  kProblemSymtab = 1u << 13,            // .symtab / its string table unreadable or cut short
-  kProblemNames = 1u << 14,             // some symbol name points outside its string table
-  kProblemInterp = 1u << 15,            // PT_INTERP unreadable
+  kProblemNotElf = 1u << 0,           // no ELF magic
+  kProblemClass = 1u << 1,            // 32-bit ELF
+  kProblemByteOrder = 1u << 2,        // big-endian ELF
+  kProblemMachine = 1u << 3,          // not x86_64 / aarch64
+  kProblemHeader = 1u << 4,           // ELF header truncated or inconsistent
+  kProblemProgramHeaders = 1u << 5,   // program headers out of bounds
+  kProblemSegments = 1u << 6,         // a PT_LOAD segment unusable (overflow, too many)
+  kProblemDynamic = 1u << 7,          // PT_DYNAMIC out of bounds
+  kProblemDynsym = 1u << 8,           // dynamic symbol table unreadable or cut short
+  kProblemDynstr = 1u << 9,           // dynamic string table unreadable
+  kProblemHash = 1u << 10,            // no readable DT_GNU_HASH / DT_HASH to count symbols
+  kProblemRelocs = 1u << 11,          // a relocation table out of bounds
+  kProblemSectionHeaders = 1u << 12,  // section headers out of bounds
+  kProblemSymtab = 1u << 13,          // .symtab / its string table unreadable or cut short
+  kProblemNames = 1u << 14,           // some symbol name points outside its string table
+  kProblemInterp = 1u << 15,          // PT_INTERP unreadable
 };
 // "what; what; ..." for every bit in mask, written into buf (always NUL-terminated).
 const char* describe_problems(uint32_t mask, char* buf, size_t cap);
@@ -55,24 +55,24 @@ struct Symbol {
   const char* name = nullptr;  // nullptr when the name is out of bounds
   uint64_t value = 0;          // st_value (a link-time virtual address for defined symbols)
   uint64_t size = 0;
-  uint16_t shndx = 0;          // SHN_UNDEF for an undefined reference
-  uint8_t type = 0;            // STT_*
-  uint8_t bind = 0;            // STB_*
-  uint8_t visibility = 0;      // STV_*
+  uint16_t shndx = 0;      // SHN_UNDEF for an undefined reference
+  uint8_t type = 0;        // STT_*
+  uint8_t bind = 0;        // STB_*
+  uint8_t visibility = 0;  // STV_*
   bool defined() const { return shndx != 0; }
 };
 
 // What a dynamic relocation does, independent of the machine's numbering.
 enum class RelocClass : uint8_t {
-  other,        // RELATIVE, IRELATIVE, ... (normally no symbol)
-  jump_slot,    // PLT entry: a call through the dynamic linker
-  glob_dat,     // GOT entry: an address taken or a call via -fno-plt
-  abs64,        // a 64-bit absolute address (data pointers, vtables)
-  copy,         // COPY (executables)
-  tls_module,   // DTPMOD64
-  tls_offset,   // DTPOFF64 / DTPREL64
-  tls_tpoff,    // TPOFF64 / TPREL64
-  tls_desc,     // TLSDESC
+  other,       // RELATIVE, IRELATIVE, ... (normally no symbol)
+  jump_slot,   // PLT entry: a call through the dynamic linker
+  glob_dat,    // GOT entry: an address taken or a call via -fno-plt
+  abs64,       // a 64-bit absolute address (data pointers, vtables)
+  copy,        // COPY (executables)
+  tls_module,  // DTPMOD64
+  tls_offset,  // DTPOFF64 / DTPREL64
+  tls_tpoff,   // TPOFF64 / TPREL64
+  tls_desc,    // TLSDESC
 };
 
 struct Reloc {
@@ -137,7 +137,8 @@ class Reader {
   bool read_header();
   bool read_program_headers(const uint8_t* ph, size_t phnum, size_t phentsize);
   void read_dynamic();
-  void read_dynsym(uint64_t symtab, uint64_t strtab, uint64_t strsz, uint64_t hash, uint64_t gnu_hash);
+  void read_dynsym(uint64_t symtab, uint64_t strtab, uint64_t strsz, uint64_t hash,
+                   uint64_t gnu_hash);
   size_t count_from_gnu_hash(uint64_t gnu_hash);
   void read_relocs(uint64_t rela, uint64_t relasz, uint64_t relaent, uint64_t rel, uint64_t relsz,
                    uint64_t relent, uint64_t jmprel, uint64_t pltrelsz, uint64_t pltrel);

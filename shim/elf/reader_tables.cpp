@@ -281,7 +281,8 @@ void Reader::read_sections() {
   const uint8_t* eh = img_.at_offset(0, sizeof(Elf64_Ehdr));
   if (eh == nullptr) return;
   Elf64_Ehdr h = load<Elf64_Ehdr>(eh);
-  if (h.e_shoff == 0 || h.e_shnum == 0) return;  // stripped of section headers (or extended numbering)
+  if (h.e_shoff == 0 || h.e_shnum == 0)
+    return;  // stripped of section headers (or extended numbering)
   if (h.e_shentsize < sizeof(Elf64_Shdr)) {
     problems_ |= kProblemSectionHeaders;
     return;
@@ -311,7 +312,8 @@ void Reader::read_sections() {
       uint64_t str_size = str.sh_size;
       uint64_t str_extent = img_.extent_at_offset(str.sh_offset);
       if (str_size > str_extent) str_size = str_extent, cut = true;
-      t.str.p = str.sh_type == SHT_STRTAB && str_size > 0 ? img_.at_offset(str.sh_offset, str_size) : nullptr;
+      t.str.p = str.sh_type == SHT_STRTAB && str_size > 0 ? img_.at_offset(str.sh_offset, str_size)
+                                                          : nullptr;
       t.str.size = t.str.p != nullptr ? str_size : 0;
     }
     if (t.str.p == nullptr) cut = true;

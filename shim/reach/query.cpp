@@ -39,7 +39,8 @@ void surface_callback(const LoadedModule& m, void* p) {
 
 void private_pthreadpool_callback(const JudgedModule& m, void* ctx) {
   const ModuleVerdict& v = *m.verdict;
-  if (v.surface[kExecutorch].verdict != Verdict::absent && v.surface[kPthreadpool].verdict == Verdict::unreachable)
+  if (v.surface[kExecutorch].verdict != Verdict::absent &&
+      v.surface[kPthreadpool].verdict == Verdict::unreachable)
     *static_cast<bool*>(ctx) = true;
 }
 

@@ -1,5 +1,5 @@
 // The questions the rest of the shim and the command ask about modules: the one API of reach/.
-// The ABI layer (abi/), the load-time report (diag/) and `poolshim audit` (tools/, through
+// The ABI layer (abi/), the load-time report (report/) and `poolshim audit` (tools/, through
 // verdict.h's judge() on files) never read the registry or the ELF reader for these answers.
 //
 // Every function is callable from any thread, at any time (including from constructors run by
@@ -17,10 +17,10 @@ namespace poolshim::reach {
 // A module as judged once: the strings and the verdict stay valid for the life of the process,
 // also after the module is unloaded.
 struct JudgedModule {
-  const char* path = "";              // as the dynamic linker knows it; "" for the main executable
-  const char* display = "";           // for log lines: the main executable's real path, else path
+  const char* path = "";     // as the dynamic linker knows it; "" for the main executable
+  const char* display = "";  // for log lines: the main executable's real path, else path
   const ModuleVerdict* verdict = nullptr;  // after the main executable's precedence (verdict.h)
-  const char* reason = "";            // describe_reasons(*verdict): why something is unreachable
+  const char* reason = "";  // describe_reasons(*verdict): why something is unreachable
 };
 
 // --- Every loaded module -------------------------------------------------------------------

@@ -9,7 +9,6 @@
 // simply finds the first one's record.
 #include "reach/registry.h"
 
-#include "core/fork.h"
 #include "elf/mapped_file.h"
 #include "elf/reader.h"
 #include "reach/query.h"
@@ -34,7 +33,7 @@ constexpr size_t kMaxRecords = kMaxJudged;  // query.h
 
 ModuleRecord g_records[kMaxRecords];
 std::atomic<size_t> g_count{0};
-pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;  // enrolled in core/fork.cpp
+pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;  // enrolled in lifecycle/fork.cpp
 // The main executable's record: written once (release) under g_mutex, read with acquire.
 std::atomic<const ModuleRecord*> g_main{nullptr};
 
@@ -62,7 +61,8 @@ const char* keep(const char* s) {
 }
 
 bool same_module(const ModuleRecord& r, const LoadedModule& m) {
-  return r.bias == m.bias && r.phdr == static_cast<const void*>(m.phdr) && strcmp(r.path, m.name) == 0;
+  return r.bias == m.bias && r.phdr == static_cast<const void*>(m.phdr) &&
+         strcmp(r.path, m.name) == 0;
 }
 
 // FNV-1a over the program headers and a few dynamic symbols, read from memory (cheap; no file).
@@ -125,7 +125,8 @@ bool same_build(const Reader& mem, const Reader& file) {
   for (size_t i : probes) {
     Symbol a, b;
     if (!mem.dynsym(i, &a) || !file.dynsym(i, &b) || a.value != b.value) return false;
-    if ((a.name == nullptr) != (b.name == nullptr) || (a.name && strcmp(a.name, b.name) != 0)) return false;
+    if ((a.name == nullptr) != (b.name == nullptr) || (a.name && strcmp(a.name, b.name) != 0))
+      return false;
   }
   return true;
 }
@@ -147,7 +148,8 @@ ModuleVerdict judge_alone(const LoadedModule& m) {
 
 ModuleVerdict with_precedence(const ModuleVerdict& alone) {
   ModuleVerdict v = alone;
-  if (const ModuleRecord* main = g_main.load(std::memory_order_acquire)) apply_executable_precedence(&v, main->alone);
+  if (const ModuleRecord* main = g_main.load(std::memory_order_acquire))
+    apply_executable_precedence(&v, main->alone);
   return v;
 }
 
@@ -155,7 +157,7 @@ void judge_main_executable(const LoadedModule& m, void*) { record_for(m); }
 
 }  // namespace
 
-// fork (core/fork.h): g_mutex is only held for an append, so prepare never waits long.
+// fork (lifecycle/fork.h): g_mutex is only held for an append, so prepare never waits long.
 void registry_atfork_prepare() { pthread_mutex_lock(&g_mutex); }
 void registry_atfork_parent() { pthread_mutex_unlock(&g_mutex); }
 void registry_atfork_child() { pthread_mutex_unlock(&g_mutex); }

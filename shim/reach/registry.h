@@ -23,12 +23,12 @@ struct ModuleRecord {
   // table in .bss: a non-zero default put 472 KiB of it in .data, written in every process).
   const char* path = nullptr;     // as the dynamic linker knows it; "" for the main executable
   const char* display = nullptr;  // for log lines: the main executable's real path, else path
-  ModuleVerdict alone;       // judged from the module alone
-  ModuleVerdict effective;   // after the main executable's precedence (see verdict.h)
+  ModuleVerdict alone;            // judged from the module alone
+  ModuleVerdict effective;        // after the main executable's precedence (see verdict.h)
   const char* reason = nullptr;   // describe_reasons(effective), for poolshim_get_modules
-  uint64_t fingerprint = 0;  // program headers + dynamic symbols (a different build differs)
-  // The unload count (base::LoadedModule::unloads) at which this record was last confirmed to be the
-  // module mapped at `bias`; when the count moved on, the fingerprint is checked again.
+  uint64_t fingerprint = 0;       // program headers + dynamic symbols (a different build differs)
+  // The unload count (base::LoadedModule::unloads) at which this record was last confirmed to be
+  // the module mapped at `bias`; when the count moved on, the fingerprint is checked again.
   mutable std::atomic<unsigned long long> confirmed_unloads{0};
 };
 
@@ -47,5 +47,10 @@ void ensure_main_executable_judged();
 // Every record made so far, in creation order (including modules since unloaded).
 size_t record_count();
 const ModuleRecord* record_at(size_t i);
+
+// fork (lifecycle/fork.cpp's table): the registry's append lock.
+void registry_atfork_prepare();
+void registry_atfork_parent();
+void registry_atfork_child();
 
 }  // namespace poolshim::reach

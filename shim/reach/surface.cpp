@@ -44,10 +44,10 @@ constexpr bool starts_with(const char* s, const Prefix& p) {
 
 struct EtName {
   const char* mangled = nullptr;
-  bool entry = false;   // get_threadpool() / get_pthreadpool(): how a module obtains a pool
-  Prefix name;          // the function (any overload)
-  Prefix scope;         // an entry point's namespace: all of it belongs to the surface
-  bool covered = false; // its name lies inside an entry point's namespace: no test of its own
+  bool entry = false;    // get_threadpool() / get_pthreadpool(): how a module obtains a pool
+  Prefix name;           // the function (any overload)
+  Prefix scope;          // an entry point's namespace: all of it belongs to the surface
+  bool covered = false;  // its name lies inside an entry point's namespace: no test of its own
 };
 
 constexpr EtName et_name(const char* ident, const char* mangled) {
@@ -69,7 +69,7 @@ constexpr std::array<EtName, N> with_coverage(std::array<EtName, N> names) {
 
 constexpr auto kEtNames = with_coverage(std::array{
 #define X(kind, ns, ident, mangled, demangled) et_name(#ident, mangled),
-#include "abi/executorch_symbols.def"
+#include "symbols/executorch.def"
 #undef X
 });
 
@@ -83,7 +83,7 @@ static_assert(count_entries() == 4, "get_threadpool and get_pthreadpool, in both
 constexpr char kPthreadpoolPrefix[] = "pthreadpool_";
 constexpr const char* kPthreadpoolIdents[] = {
 #define X(ident) #ident,
-#include "abi/pthreadpool_symbols.def"
+#include "symbols/pthreadpool.def"
 #undef X
 };
 
@@ -112,7 +112,8 @@ bool is_entry_symbol(Surface s, const char* name) {
   if (s == kPthreadpool) {
     if (strncmp(name, kPthreadpoolPrefix, sizeof kPthreadpoolPrefix - 1) != 0) return false;
     for (const char* ident : kPthreadpoolIdents)
-      if (is_pthreadpool_entry(ident) && strcmp(name + sizeof kPthreadpoolPrefix - 1, ident) == 0) return true;
+      if (is_pthreadpool_entry(ident) && strcmp(name + sizeof kPthreadpoolPrefix - 1, ident) == 0)
+        return true;
     return false;
   }
   if (name[0] != '_') return false;
@@ -121,6 +122,8 @@ bool is_entry_symbol(Surface s, const char* name) {
   return false;
 }
 
-bool is_provider_symbol(const char* name) { return name != nullptr && strcmp(name, "poolshim_get_info") == 0; }
+bool is_provider_symbol(const char* name) {
+  return name != nullptr && strcmp(name, "poolshim_get_info") == 0;
+}
 
 }  // namespace poolshim::reach

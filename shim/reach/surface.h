@@ -1,6 +1,6 @@
 // The thread-pool surfaces the shim takes over, as mangled symbol names: which names belong to
 // a surface, and which are its entry points (how a module obtains a pool). The names come from
-// the tables of what the shim exports (abi/executorch_symbols.def, abi/pthreadpool_symbols.def).
+// the tables of what the shim exports (symbols/executorch.def, symbols/pthreadpool.def).
 #pragma once
 #include <cstddef>
 

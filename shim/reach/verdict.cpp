@@ -30,12 +30,12 @@ struct Slot {
 
 // What was seen of one surface in one module.
 struct Tally {
-  size_t dyn_defs = 0;          // exported definitions of surface symbols
-  size_t dyn_entry_defs = 0;    // ... of entry points
-  size_t own_call_relocs = 0;   // relocations naming a surface symbol this module defines
-  size_t own_entry_relocs = 0;  // JUMP_SLOT / GLOB_DAT naming an entry point this module defines
-  size_t any_relocs = 0;        // relocations naming any surface symbol (defined here or not)
-  size_t symtab_entry_defs = 0; // .symtab definitions of entry points (any binding)
+  size_t dyn_defs = 0;           // exported definitions of surface symbols
+  size_t dyn_entry_defs = 0;     // ... of entry points
+  size_t own_call_relocs = 0;    // relocations naming a surface symbol this module defines
+  size_t own_entry_relocs = 0;   // JUMP_SLOT / GLOB_DAT naming an entry point this module defines
+  size_t any_relocs = 0;         // relocations naming any surface symbol (defined here or not)
+  size_t symtab_entry_defs = 0;  // .symtab definitions of entry points (any binding)
   const char* protected_sym = nullptr;
   const char* hidden_sym = nullptr;
   const char* entry_sym = nullptr;         // an exported entry point
@@ -73,7 +73,8 @@ void tally_dynsym(const Reader& r, Tally* t, bool* provider) {
         t[k].targets[t[k].ntargets] = s.value;
         t[k].target_names[t[k].ntargets++] = s.name;
       }
-      if (s.visibility == STV_PROTECTED && t[k].protected_sym == nullptr) t[k].protected_sym = s.name;
+      if (s.visibility == STV_PROTECTED && t[k].protected_sym == nullptr)
+        t[k].protected_sym = s.name;
       if (is_entry_symbol(surf, s.name)) {
         ++t[k].dyn_entry_defs;
         if (t[k].entry_sym == nullptr) t[k].entry_sym = s.name;
@@ -114,7 +115,8 @@ void tally_symtab(const Reader& r, const Reader& symtab, Tally* t) {
       if (!is_entry_symbol(surf, s.name)) continue;
       ++t[k].symtab_entry_defs;
       if (t[k].symtab_entry_sym == nullptr) t[k].symtab_entry_sym = s.name;
-      bool local = s.bind == STB_LOCAL || s.visibility == STV_HIDDEN || s.visibility == STV_INTERNAL;
+      bool local =
+          s.bind == STB_LOCAL || s.visibility == STV_HIDDEN || s.visibility == STV_INTERNAL;
       if (local && t[k].hidden_sym == nullptr && r.find_dynsym(s.name, &exported) == 0)
         t[k].hidden_sym = s.name;
     }
@@ -155,9 +157,13 @@ const char* reason_text(Reason r) {
     case Reason::hidden_copy: return "hidden copy";
     case Reason::protected_visibility: return "protected visibility";
     case Reason::symbolic: return "linked -Bsymbolic";
-    case Reason::bound_locally: return "bound locally: called directly, not through the dynamic linker; -Bsymbolic-functions or LTO";
+    case Reason::bound_locally:
+      return "bound locally: called directly, not through the dynamic linker; -Bsymbolic-functions "
+             "or LTO";
     case Reason::executable_first: return "the main executable's exported copy comes first";
-    case Reason::resolved_to_self: return "its calls resolve to its own copy: RTLD_DEEPBIND, dlmopen, or the shim is not ahead of it";
+    case Reason::resolved_to_self:
+      return "its calls resolve to its own copy: RTLD_DEEPBIND, dlmopen, or the shim is not ahead "
+             "of it";
     case Reason::none: break;
   }
   return "";
@@ -201,7 +207,10 @@ ModuleVerdict judge(const Reader& r, bool main_executable, const Reader* symtab_
     if (v.main_executable) {
       if (a.dyn_defs == 0 && a.symtab_entry_defs == 0) continue;  // absent (or only a client)
       const char* sym = a.entry_sym != nullptr ? a.entry_sym : a.symtab_entry_sym;
-      unreachable(out, v.kind == Kind::static_executable ? Reason::static_executable : Reason::main_executable, sym);
+      unreachable(
+          out,
+          v.kind == Kind::static_executable ? Reason::static_executable : Reason::main_executable,
+          sym);
       continue;
     }
     if (a.dyn_defs == 0 && a.hidden_sym == nullptr) continue;  // absent

@@ -6,10 +6,11 @@
 //   absent       the module defines no symbol of the surface (it may still call one: a client);
 //   unreachable  main executable     its definitions come before any preload in lookup order;
 //                static executable   there is no dynamic linker at all;
-//                hidden copy         an entry point is in .symtab but not exported (-fvisibility=hidden);
-//                protected           a surface symbol is exported STV_PROTECTED (bound locally);
-//                -Bsymbolic          DF_SYMBOLIC / DT_SYMBOLIC: every reference bound locally;
-//                bound locally       the entry point is exported, no call relocation names it, and
+//                hidden copy         an entry point is in .symtab but not exported
+//                (-fvisibility=hidden); protected           a surface symbol is exported
+//                STV_PROTECTED (bound locally); -Bsymbolic          DF_SYMBOLIC / DT_SYMBOLIC:
+//                every reference bound locally; bound locally       the entry point is exported, no
+//                call relocation names it, and
 //                                    the code calls the copy directly (-Bsymbolic-functions, LTO
 //                                    with -fno-semantic-interposition; direct_calls.h);
 //                resolved to self    (a loaded module only) the GOT slot of that relocation already
@@ -57,10 +58,10 @@ struct ModuleVerdict {
   SurfaceVerdict surface[kSurfaceCount];
   elf::Kind kind = elf::Kind::unknown;
   bool main_executable = false;
-  bool provider = false;   // libpoolshim itself: it provides the surfaces, it is not a copy
-  bool stripped = false;   // no .symtab (files) or unknown (loaded): hidden copies are invisible
+  bool provider = false;  // libpoolshim itself: it provides the surfaces, it is not a copy
+  bool stripped = false;  // no .symtab (files) or unknown (loaded): hidden copies are invisible
   bool exports_entry[kSurfaceCount] = {false, false};  // exported definition of an entry point
-  uint32_t problems = 0;   // elf::Reader::problems() at the time of judging
+  uint32_t problems = 0;  // elf::Reader::problems() at the time of judging
 
   // Some surface is present and used by the module itself (not absent, not an unused copy), and
   // this is not the provider. The load-time report and poolshim_get_modules list these.

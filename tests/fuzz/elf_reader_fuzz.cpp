@@ -1,7 +1,7 @@
 // libFuzzer target: the ELF reader (shim/elf/reader.*) with what is built on it, the verdict
-// (shim/reach/verdict.*) and the direct-call scan, over any bytes taken as a file image. Every accessor is touched, as in
-// tests/unit/elf_fuzz_test.cpp; libFuzzer's input buffer is exactly sized, so ASan sees any read
-// outside the file.
+// (shim/reach/verdict.*) and the direct-call scan, over any bytes taken as a file image. Every
+// accessor is touched, as in tests/unit/reach_fuzz_test.cpp; libFuzzer's input buffer is exactly
+// sized, so ASan sees any read outside the file.
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

@@ -29,7 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (parse_log_file(v) && v[0] != '/') abort();
 
   // Every buffer size, the tiny ones included: exactly sized heap copies let ASan see overruns.
-  for (size_t cap : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{13}, size_t{64}, size_t{256}}) {
+  for (size_t cap :
+       {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{13}, size_t{64}, size_t{256}}) {
     char* buf = static_cast<char*>(malloc(cap ? cap : 1));
     shown_value(v, buf, cap);
     if (cap > 0) {

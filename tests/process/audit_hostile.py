@@ -15,15 +15,16 @@ import tempfile
 import time
 import zipfile
 
-from proc_util import check, ended, finish, main, run, spawn
+from proc_util import AsUser, Skipped, check, ended, finish, main, run, spawn
 
 TIMEOUT = 60
 
 
 def audit(a, args, cwd=None, user=None):
+    """`poolshim audit ARGS`; as user (a proc_util.AsUser) from a copy of the command if given."""
     argv = [a.poolshim, "audit"] + args
     if user is not None:
-        argv = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"] + argv
+        argv = user.command([user.stage(a.poolshim), "audit"] + args)
     r = run(argv, what=f"audit {' '.join(args)[:80]}", timeout=TIMEOUT, cwd=cwd)
     check(r.returncode >= 0, f"audit {' '.join(args)[:80]}: no crash (status {r.returncode})")
     return r
@@ -127,25 +128,29 @@ def cmd_special(a, tmp):
     os.symlink(os.path.join(d, "a.so"), os.path.join(d, "b.so"))
     incomplete(a, [d], "a symlink loop inside a folder", "loop")
 
-    # Unreadable: as root everything is readable, so read it as nobody.
-    secret_dir = tempfile.mkdtemp(prefix="poolshim_unreadable_")
+    # Unreadable: as root everything is readable, so read it as nobody (a copy of the command,
+    # the file in a folder nobody can traverse: proc_util.AsUser).
+    if os.geteuid() != 0:
+        unreadable(a, tmp, None)
+        return
     try:
-        os.chmod(secret_dir, 0o755)
-        secret = os.path.join(secret_dir, "secret.so")
-        shutil.copy(a.module, secret)
-        os.chmod(secret, 0)
-        if os.geteuid() != 0:
-            incomplete(a, [secret], "an unreadable file", "secret.so")
-        elif shutil.which("setpriv") and os.access(a.poolshim, os.X_OK):
-            probe = run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", a.poolshim, "--version"],
-                        timeout=TIMEOUT)
-            if probe.returncode == 0:
-                incomplete(a, [secret], "an unreadable file (read as nobody)", "secret.so", user=65534)
-                incomplete(a, [secret_dir], "an unreadable file inside a folder (as nobody)", "secret.so", user=65534)
-            else:
-                print("note: the command is not reachable as nobody; unreadable-file check not run")
-    finally:
-        shutil.rmtree(secret_dir)
+        with AsUser() as nobody:
+            unreadable(a, nobody.dir, nobody)
+    except Skipped as e:
+        print(f"note: {e}: the unreadable-file check is not run")
+
+
+def unreadable(a, parent, user):
+    """A file of mode 0 in parent, named and inside a folder: incomplete (as user if given)."""
+    secret_dir = os.path.join(parent, "unreadable")
+    os.mkdir(secret_dir)
+    os.chmod(secret_dir, 0o755)
+    secret = os.path.join(secret_dir, "secret.so")
+    shutil.copy(a.module, secret)
+    os.chmod(secret, 0)
+    how = " (read as nobody)" if user else ""
+    incomplete(a, [secret], "an unreadable file" + how, "secret.so", user=user)
+    incomplete(a, [secret_dir], "an unreadable file inside a folder" + how, "secret.so", user=user)
 
 
 def cmd_archives(a, tmp):

@@ -12,12 +12,14 @@ modes:
              non-UTF-8 and 4096-byte values: one "invalid VAR=..." line, the default in force.
   log-file   POOLSHIM_LOG_FILE (with POOLSHIM_LOG=info) naming a directory, a file in a missing
              folder, a symlink, a FIFO with no reader (must not block), /dev/full (every write
-             fails) and a read-only file (opened as user nobody when run as root): one "cannot
-             open/write POOLSHIM_LOG_FILE" line, the log lines on stderr instead.
+             fails) and a read-only file (opened as user nobody when run as root, by a host run
+             from private copies: proc_util.AsUser; skipped as root without setpriv): one
+             "cannot open/write POOLSHIM_LOG_FILE" line, the log lines on stderr instead.
   budget     POOLSHIM_NUM_THREADS=4096 on a machine with far fewer CPUs: honoured (shim.budget=4096)
              with one "budget 4096 is above the N CPUs available" line; a short run finishes.
   secure     a set-user-ID copy of the linked host (libpoolshim.so is its DT_NEEDED: ld.so ignores
-             LD_PRELOAD paths in secure mode) run as nobody: POOLSHIM_LOG=debug and
+             LD_PRELOAD paths in secure mode) run as nobody (copies: proc_util.AsUser, whose
+             folder must not be nosuid): POOLSHIM_LOG=debug and
              POOLSHIM_NUM_THREADS=1 are not read (stderr empty, the machine's budget). The same
              copy without the set-user-ID bit is the control: there the variables are read.
              Exits 77 (skipped) when not root, without setpriv or when the temp dir is nosuid.
@@ -30,7 +32,7 @@ import stat
 import sys
 import tempfile
 
-from proc_util import abort, check, clean_env, main, run, skip
+from proc_util import AsUser, abort, check, clean_env, main, run, skip
 
 WATCHDOG = 120  # seconds; a generous bound that only catches a hang, never a timing assertion
 # stdout keys whose values differ from run to run whatever the shim does.
@@ -62,15 +64,24 @@ def base_env(extra=None, preload=None):
     return clean_env(LEGACY_ET_NUM_THREADS="3", LD_PRELOAD=preload or "", **(extra or {}))
 
 
-def host_cmd(args, host=None, calls="20"):
+MODULES = ("module_a.so", "module_b.so")
+
+
+def host_cmd(args, host=None, calls="20", modules=None):
+    """The host's command line; modules: the modules' paths (default: the build tree's)."""
+    modules = modules or [os.path.join(args.lib, m) for m in MODULES]
     return [host or args.host, "--scenario", "alternating", "--calls", calls, "--items", "16",
-            "--spin-ns", "500", os.path.join(args.lib, "module_a.so"),
-            os.path.join(args.lib, "module_b.so")]
+            "--spin-ns", "500"] + list(modules)
 
 
-def run_host(what, cmd, env, prefix=()):
+def staged_modules(args, user):
+    """Copies of the host's modules that user can load (proc_util.AsUser.stage)."""
+    return [user.stage(os.path.join(args.lib, m)) for m in MODULES]
+
+
+def run_host(what, cmd, env):
     """(exit status, stdout, stderr) of one run; a hang fails the driver (proc_util's watchdog)."""
-    r = run(list(prefix) + cmd, env, what=what, timeout=WATCHDOG)
+    r = run(cmd, env, what=what, timeout=WATCHDOG)
     return r.returncode, r.stdout, r.stderr
 
 
@@ -116,8 +127,18 @@ def mode_env(args, baseline):
 
 
 def mode_log_file(args, baseline):
+    if os.geteuid() == 0:  # root writes a 0444 file anyway: be nobody for that case
+        with AsUser() as nobody:
+            log_file_cases(args, baseline, nobody)
+    else:
+        log_file_cases(args, baseline, None)
+
+
+def log_file_cases(args, baseline, nobody):
+    """Every case but the read-only file runs as this process; that one as nobody when given,
+    from copies of the host, its modules and the shim, its file in nobody's reach (a file in a
+    folder nobody cannot traverse would fail to open for that reason instead)."""
     tmp = tempfile.mkdtemp(prefix="poolshim_badlog_")
-    os.chmod(tmp, 0o755)  # the read-only case runs as nobody
     try:
         real = os.path.join(tmp, "real.log")
         open(real, "w").close()
@@ -125,22 +146,25 @@ def mode_log_file(args, baseline):
         os.symlink(real, link)
         fifo = os.path.join(tmp, "fifo")
         os.mkfifo(fifo)
-        readonly = os.path.join(tmp, "readonly.log")
+        readonly = os.path.join(nobody.dir if nobody else tmp, "readonly.log")
         open(readonly, "w").close()
         os.chmod(readonly, 0o444)
-        as_nobody = ()
-        if os.geteuid() == 0:  # root writes a 0444 file anyway: be somebody else for that case
-            setpriv = shutil.which("setpriv")
-            if check(setpriv is not None, "setpriv exists (to drop root for the read-only case)"):
-                as_nobody = (setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--")
-        cases = [("a directory", tmp, (), "cannot open"), ("a missing folder", tmp + "/no/such.log", (), "cannot open"),
-                 ("a symlink", link, (), "cannot open"), ("a FIFO with no reader", fifo, (), "cannot open"),
-                 ("/dev/full", "/dev/full", (), "cannot write to"),
+        as_self = (host_cmd(args), args.shim)
+        as_nobody = as_self
+        if nobody:
+            check(nobody.can(readonly, os.F_OK), "nobody can reach the read-only file")
+            as_nobody = (nobody.command(host_cmd(args, nobody.stage(args.host),
+                                                 modules=staged_modules(args, nobody))),
+                         nobody.stage(args.shim))
+        cases = [("a directory", tmp, as_self, "cannot open"),
+                 ("a missing folder", tmp + "/no/such.log", as_self, "cannot open"),
+                 ("a symlink", link, as_self, "cannot open"), ("a FIFO with no reader", fifo, as_self, "cannot open"),
+                 ("/dev/full", "/dev/full", as_self, "cannot write to"),
                  ("a read-only file", readonly, as_nobody, "cannot open")]
-        for name, path, prefix, verb in cases:
+        for name, path, (cmd, shim), verb in cases:
             what = f"POOLSHIM_LOG_FILE={name}"
-            env = base_env({"POOLSHIM_LOG_FILE": path, "POOLSHIM_LOG": "info"}, preload=args.shim)
-            rc, out, err = run_host(what, host_cmd(args), env, prefix)
+            env = base_env({"POOLSHIM_LOG_FILE": path, "POOLSHIM_LOG": "info"}, preload=shim)
+            rc, out, err = run_host(what, cmd, env)
             if healthy(what, rc, out):
                 check(stable(out) == baseline, f"{what}: stdout as without any POOLSHIM_* variable")
             one_warning(what, err, rf"^poolshim: warning: {verb} POOLSHIM_LOG_FILE \(")
@@ -166,34 +190,32 @@ def mode_budget(args):
 def mode_secure(args):
     if os.geteuid() != 0:
         skip("secure mode needs root to make a set-user-ID copy run by another user")
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        skip("no setpriv to run the copy as nobody")
-    tmp = tempfile.mkdtemp(prefix="poolshim_secure_")
-    try:
-        if os.statvfs(tmp).f_flag & os.ST_NOSUID:
-            skip(f"{tmp} is on a nosuid filesystem")
-        os.chmod(tmp, 0o755)
-        host = os.path.join(tmp, "legacy_host_linked")
-        shutil.copy(args.linked_host, host)
+    with AsUser() as nobody:
+        if os.statvfs(nobody.dir).f_flag & os.ST_NOSUID:
+            skip(f"{nobody.dir} is on a nosuid filesystem")
+        # The copy's RUNPATH names the folder, where its libpoolshim.so.0 is copied too: an
+        # absolute path, which ld.so follows in secure mode (it ignores LD_LIBRARY_PATH there).
+        host = nobody.stage(args.linked_host)
+        cmd = nobody.command(host_cmd(args, host, modules=staged_modules(args, nobody)))
         env = base_env({"POOLSHIM_LOG": "debug", "POOLSHIM_NUM_THREADS": "1"})
-        nobody = (setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--")
         # Control: the same copy, not set-user-ID, run as nobody: the variables are read.
         os.chmod(host, 0o755)
-        rc, out, err = run_host("control", host_cmd(args, host), env, nobody)
+        rc, out, err = run_host("control", cmd, env)
         if healthy("control (no set-user-ID bit)", rc, out):
             check(values(out).get("shim.budget") == "1" and "poolshim: " in err,
                   "control: POOLSHIM_NUM_THREADS=1 and POOLSHIM_LOG=debug are read")
+        else:
+            print("--- stderr ---\n" + err[:3000])
         os.chmod(host, 0o755 | stat.S_ISUID)
-        rc, out, err = run_host("set-user-ID copy", host_cmd(args, host), env, nobody)
+        rc, out, err = run_host("set-user-ID copy", cmd, env)
         if healthy("set-user-ID copy as nobody", rc, out):
             v = values(out)
             check(v.get("shim.loaded") == "1", "secure: the shim is loaded (linked host)")
             check(v.get("shim.budget") == str(len(os.sched_getaffinity(0))),
                   f"secure: POOLSHIM_NUM_THREADS=1 not read, the machine's budget (got {v.get('shim.budget')})")
             check(err == "", f"secure: POOLSHIM_LOG=debug not read, stderr empty (got {err[:500]!r})")
-    finally:
-        shutil.rmtree(tmp)
+        else:
+            print("--- stderr ---\n" + err[:3000])
 
 
 def body():

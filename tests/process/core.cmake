@@ -32,12 +32,17 @@ set(_core_two_pools --expect pools=2 --expect threads=5 --expect shim.loaded=0
 set(_core_one_pool --expect pools=1 --expect threads<=3 --expect shim.loaded=1)
 set(_core_shared_workers --expect workers.shared=1 --expect workers.any=1)
 
-# poolshim_core_test(<name> DRIVER <driver args...> COMMAND <command...>) -> test process.core.<name>
+# poolshim_core_test(<name> [TSAN] DRIVER <driver args...> COMMAND <command...>) -> test
+# process.core.<name>; TSAN: ThreadSanitizer runs it too (label tsan: the concurrent ones).
 function(poolshim_core_test name)
-  cmake_parse_arguments(ARG "" "" "DRIVER;COMMAND" ${ARGN})
+  cmake_parse_arguments(ARG "TSAN" "" "DRIVER;COMMAND" ${ARGN})
   add_test(NAME process.core.${name}
     COMMAND ${Python3_EXECUTABLE} ${_core_driver} --timeout 60 ${ARG_DRIVER} -- ${ARG_COMMAND})
-  set_tests_properties(process.core.${name} PROPERTIES TIMEOUT 120 LABELS "process;core")
+  set(_labels process core)
+  if(ARG_TSAN)
+    list(APPEND _labels tsan)
+  endif()
+  set_tests_properties(process.core.${name} PROPERTIES TIMEOUT 120 LABELS "${_labels}")
 endfunction()
 
 set(_ab ${_core_lib}/module_a.so ${_core_lib}/module_b.so)
@@ -62,10 +67,10 @@ poolshim_core_test(run_path_one_pool_preload
 poolshim_core_test(concurrent_two_pools_without_shim
   DRIVER ${_core_legacy} ${_core_two_pools}
   COMMAND $<TARGET_FILE:legacy_host> --scenario concurrent ${_core_work} ${_ab})
-poolshim_core_test(concurrent_one_pool_preload
+poolshim_core_test(concurrent_one_pool_preload TSAN
   DRIVER ${_core_shared} ${_core_one_pool} ${_core_shared_workers}
   COMMAND $<TARGET_FILE:legacy_host> --scenario concurrent ${_core_work} ${_ab})
-poolshim_core_test(concurrent_run_path_preload
+poolshim_core_test(concurrent_run_path_preload TSAN
   DRIVER ${_core_shared} ${_core_one_pool} ${_core_shared_workers}
   COMMAND $<TARGET_FILE:legacy_host> --scenario concurrent --via run ${_core_work} ${_ab})
 
@@ -149,7 +154,7 @@ poolshim_core_test(guard_shared_old_and_current_preload
 
 # _unsafe_reset_threadpool in one thread while another runs loops: a size request, never a
 # teardown under the other caller.
-poolshim_core_test(reset_under_concurrent_use_preload
+poolshim_core_test(reset_under_concurrent_use_preload TSAN
   DRIVER ${_core_shared} ${_core_one_pool}
   COMMAND $<TARGET_FILE:legacy_host> --scenario reset --calls 40 --items 32 --spin-ns 1000 ${_ab})
 

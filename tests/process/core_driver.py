@@ -11,16 +11,21 @@ under proc_util's watchdog (a hang is killed and fails the test), and asserts:
   - each --expect KEY<op>VALUE, op one of = != <= >= (numbers compare as integers);
   - --stderr-empty: nothing on stderr; --stderr-match REGEX (repeatable): stderr matches (re.search).
 --skip-rc N: the command exiting N means it cannot run here; the driver then exits 77 (skipped).
+--as-user USER: the command runs as USER (setpriv) from private copies (proc_util.AsUser): every
+--preload and every command argument that is an absolute path of an existing file is staged and
+replaced by its copy's path (a bare name such as prlimit is left to PATH). Skipped (77) when
+that cannot be done: not root, no such user, no setpriv.
 
 usage: core_driver.py [--preload LIB]... [--env K=V]... [--timeout S] [--expect K=V]...
                       [--expect-rc N] [--stderr-empty] [--stderr-match RE] [--skip-rc N]
-                      -- COMMAND [ARGS...]
+                      [--as-user USER] -- COMMAND [ARGS...]
 """
 import argparse
+import os
 import re
 import sys
 
-from proc_util import abort, check, clean_env, main, run, skip
+from proc_util import AsUser, abort, check, clean_env, main, run, skip
 
 EXPECT_RE = re.compile(r"^([A-Za-z0-9_.]+)(<=|>=|!=|=)(.*)$")
 
@@ -39,6 +44,8 @@ def parse_args(argv):
     ap.add_argument("--stderr-match", action="append", default=[])
     ap.add_argument("--skip-rc", type=int, default=None,
                     help="the command exiting with this code means 'skipped' (exit 77)")
+    ap.add_argument("--as-user", default=None,
+                    help="run the command as this user, from private copies of its files")
     args = ap.parse_args(argv[:split])
     args.command = argv[split + 1:]
     if not args.command:
@@ -100,9 +107,26 @@ def failures_of(args, rc, out, err):
     return failures
 
 
+def as_user(args, user):
+    """The command as user, from copies (proc_util.AsUser.stage) of the preloads and of every
+    argument naming an existing file by its absolute path."""
+    args.preload = [user.stage(lib) for lib in args.preload]
+    args.command = user.command([user.stage(a) if os.path.isabs(a) and os.path.isfile(a) else a
+                                 for a in args.command])
+
+
 def drive(argv):
     """Runs the command argv describes and checks it (proc_util's verdict)."""
     args = parse_args(argv)
+    if args.as_user:
+        with AsUser(args.as_user) as user:
+            as_user(args, user)
+            check_command(args)
+    else:
+        check_command(args)
+
+
+def check_command(args):
     env = child_env(args)
     shown_env = " ".join(f"{k}={env[k]}" for k in sorted(env)
                          if k == "LD_PRELOAD" or k.startswith(("POOLSHIM_", "LEGACY_ET_")))

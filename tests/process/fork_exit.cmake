@@ -13,15 +13,22 @@ set(_fe_shim $<TARGET_FILE:poolshim>)
 set(_fe_lib ${PROJECT_BINARY_DIR}/lib)
 set(_fe_env --preload ${_fe_shim} --env POOLSHIM_NUM_THREADS=2)
 
+# poolshim_fork_exit_test(<name> [WITHOUT_SHIM] [TIMEOUT s] DRIVER ... COMMAND ...): labels
+# process;fork, and tsan (ThreadSanitizer runs it) unless it is a control run WITHOUT_SHIM (the
+# fixtures' own pools on Debian's uninstrumented libpthreadpool, whose races are not ours).
 function(poolshim_fork_exit_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "DRIVER;COMMAND" ${ARGN})
+  cmake_parse_arguments(ARG "WITHOUT_SHIM" "TIMEOUT" "DRIVER;COMMAND" ${ARGN})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 60)
   endif()
   add_test(NAME process.fork_exit.${name}
     COMMAND ${Python3_EXECUTABLE} ${_fe_driver} --timeout ${ARG_TIMEOUT} ${ARG_DRIVER} -- ${ARG_COMMAND})
   math(EXPR _t "${ARG_TIMEOUT} + 30")
-  set_tests_properties(process.fork_exit.${name} PROPERTIES TIMEOUT ${_t} LABELS "process;fork")
+  set(_labels process fork)
+  if(NOT ARG_WITHOUT_SHIM)
+    list(APPEND _labels tsan)
+  endif()
+  set_tests_properties(process.fork_exit.${name} PROPERTIES TIMEOUT ${_t} LABELS "${_labels}")
 endfunction()
 
 # 100 rounds of fork after use, one test per surface the parent used; every child uses every
@@ -40,6 +47,31 @@ poolshim_fork_exit_test(fork_during_call
 poolshim_fork_exit_test(fork_during_first_call
   DRIVER ${_fe_env} --expect rounds=200 --expect hung=0 --expect parallel=200
   COMMAND $<TARGET_FILE:fork_host> first-call --rounds 200 ${_fe_lib}/module_a.so)
+# A fork that lands inside the shim's first-use initialisation, every time: a test hook of the
+# host (poolshim_testing_hold_first_use, shim/base/first_use.h) holds the budget's, the busy
+# count's or the ExecuTorch handle's once routine open while the main thread forks at a random
+# delay; each child calls on every surface from two threads. 200 rounds here;
+# bench/fork_first_use.sh runs 1000.
+poolshim_fork_exit_test(fork_inside_first_use_initialisation TIMEOUT 300
+  DRIVER --preload ${_fe_shim} --env POOLSHIM_NUM_THREADS=4 --expect rounds=200 --expect held=200
+    --expect hung=0 --expect crashed=0 --expect parallel=200
+  COMMAND $<TARGET_FILE:fork_first_use_host> --rounds 200)
+# A fork from inside a task, on a worker and on the caller; each child calls from two threads
+# (peak of running items within the budget, every item once, no caller waits for another's
+# call), alone and in a group whose ledger must show the child's share and return to 0. The group
+# name is unique to this build tree (other trees may run the same tests at the same time).
+string(MD5 _fe_tree "${PROJECT_BINARY_DIR}")
+string(SUBSTRING "${_fe_tree}" 0 10 _fe_tree)
+foreach(_m worker caller)
+  poolshim_fork_exit_test(fork_from_task_on_${_m}
+    DRIVER --preload ${_fe_shim} --env POOLSHIM_NUM_THREADS=4 --expect rounds=20 --expect ok=20
+    COMMAND $<TARGET_FILE:fork_task_host> ${_m} --rounds 20)
+  poolshim_fork_exit_test(fork_from_task_on_${_m}_in_group
+    DRIVER --preload ${_fe_shim} --env POOLSHIM_NUM_THREADS=4
+      --env POOLSHIM_GROUP=forktask.${_m}.${_fe_tree} --expect rounds=20 --expect ok=20
+      --expect parent_ledger_wrong=0
+    COMMAND $<TARGET_FILE:fork_task_host> ${_m} --rounds 20)
+endforeach()
 poolshim_fork_exit_test(fork_during_handle_churn
   DRIVER ${_fe_env} --expect rounds=400 --expect hung=0 --expect parallel=400
   COMMAND $<TARGET_FILE:fork_host> handle-churn --rounds 400 ${_fe_lib}/module_a.so)
@@ -56,10 +88,7 @@ else()
       --expect tasks=24 --expect correct=24 --expect parent_wrong=0
     COMMAND ${Python3_EXECUTABLE} ${_fe_mp} ext)
 endif()
-set(_fe_torch_python /usr/bin/python3)  # as torch_pthreadpool.cmake: it sees Debian's torch
-if(DEFINED POOLSHIM_TORCH_PYTHON)
-  set(_fe_torch_python ${POOLSHIM_TORCH_PYTHON})
-endif()
+set(_fe_torch_python ${POOLSHIM_TORCH_PYTHON})  # tests/CMakeLists.txt
 if(EXISTS ${_fe_torch_python})
   poolshim_fork_exit_test(multiprocessing_fork_torch TIMEOUT 150
     DRIVER ${_fe_env} --skip-rc ${POOLSHIM_SKIP_RC} --expect tasks=24 --expect correct=24
@@ -80,14 +109,14 @@ foreach(_case without_shim preload preload_disable_executorch)
   set(_rounds 100)
   if(_case STREQUAL without_shim)
     set(_rounds 40)  # the legacy pools start and join their threads every round: slower
-    set(_drv --env POOLSHIM_NUM_THREADS=2)
+    set(_drv WITHOUT_SHIM DRIVER --env POOLSHIM_NUM_THREADS=2)
   elseif(_case STREQUAL preload)
-    set(_drv ${_fe_env})
+    set(_drv DRIVER ${_fe_env})
   else()
-    set(_drv ${_fe_env} --env POOLSHIM_DISABLE=executorch)
+    set(_drv DRIVER ${_fe_env} --env POOLSHIM_DISABLE=executorch)
   endif()
   poolshim_fork_exit_test(unload_reload_same_base_${_case}
-    DRIVER ${_drv} --expect rounds=${_rounds} --expect wrong=0
+    ${_drv} --expect rounds=${_rounds} --expect wrong=0
     COMMAND $<TARGET_FILE:lifetime_host> ${_rounds} ${_dir} ${_fe_lt})
 endforeach()
 

@@ -11,21 +11,21 @@ usage: group_driver.py --bin DIR SCENARIO
            and the group's busy count drops back to 0.
   foreign  other users: a ledger in our path owned by another user, or ours left world-writable,
            is refused with one warning and the process runs on its own budget; `nobody` can
-           neither open root's ledger nor squat on a name so that root's process uses it.
+           neither open root's ledger nor squat on a name so that root's process uses it
+           (nobody's group_host runs from copies: proc_util.AsUser).
   garbage  a ledger file with garbage content: one warning, own budget, correct results.
 Exit 0 pass, 1 fail, 77 skip (ctest SKIP_RETURN_CODE).
 """
 import argparse
 import glob
 import os
-import pwd
 import re
 import signal
 import statistics
 import sys
 import time
 
-from proc_util import abort, check, clean_env, finish, main, run, skip, spawn
+from proc_util import AsUser, abort, check, clean_env, finish, main, run, skip, spawn
 
 TIMEOUT = 60
 
@@ -179,17 +179,18 @@ def scenario_kill(bin_dir):
             os.unlink(ledger(group))
 
 
-def run_loop(bin_dir, group, preexec=None, threads=2):
-    out = run([os.path.join(bin_dir, "group_host"), "loop", "40", "16", "20"], env_for(group, threads),
-              timeout=TIMEOUT, preexec_fn=preexec)
+def run_loop(host, group, user=None, threads=2):
+    """group_host (the path host) runs a loop in group; as user (a proc_util.AsUser) if given."""
+    cmd = [host, "loop", "40", "16", "20"]
+    out = run(user.command(cmd) if user else cmd, env_for(group, threads), timeout=TIMEOUT)
     kv = parse(out.stdout)
     if out.returncode != 0 or kv.get("ok") != "1":
         abort("group_host runs a loop right (%d): %s %s" % (out.returncode, kv, out.stderr))
     return kv, out.stderr
 
 
-def expect_fallback(bin_dir, group, why_re, preexec=None):
-    kv, err = run_loop(bin_dir, group, preexec)
+def expect_fallback(host, group, why_re, user=None):
+    kv, err = run_loop(host, group, user)
     warnings = [l for l in err.splitlines() if l.startswith("poolshim: warning")]
     print("fallback (%s): %s" % (group, warnings))
     check(len(warnings) == 1 and re.search(why_re, warnings[0]) and "own budget" in warnings[0],
@@ -199,41 +200,22 @@ def expect_fallback(bin_dir, group, why_re, preexec=None):
           "a refused ledger leaves the process on its own budget: %s" % kv)
 
 
-def as_nobody():
-    nobody = pwd.getpwnam("nobody")
-
-    def drop():
-        os.setgroups([])
-        os.setgid(nobody.pw_gid)
-        os.setuid(nobody.pw_uid)
-    return nobody, drop
-
-
-def as_user(drop, fn):
-    """Runs fn() in a forked child after drop(); returns its result as the exit status."""
-    pid = os.fork()
-    if pid == 0:
-        code = 2
-        try:
-            drop()
-            code = fn()
-        finally:
-            os._exit(code)
-    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-
-
 def scenario_foreign(bin_dir):
     if os.geteuid() != 0:
         skip("needs root to create files as another user")
-    try:
-        nobody, drop = as_nobody()
-    except KeyError:
-        skip("no user nobody")
+    with AsUser() as nobody:
+        foreign(os.path.join(bin_dir, "group_host"), nobody)
+
+
+def foreign(host, nobody):
+    """The foreign scenario: this process is root, nobody a proc_util.AsUser."""
+    # group_host is linked against libpoolshim.so: the copy comes with a copy of the library.
+    nobody_host = nobody.stage(host)
     created = []
     try:
         # 1. root's ledger, in use: nobody can neither open it nor replace it.
         group = unique("root")
-        kv, err = run_loop(bin_dir, group)
+        kv, err = run_loop(host, group)
         created.append(ledger(group))
         check(kv["group"] == group and not err, "root uses its own group: %s %s" % (kv, err))
         def touch_root_ledger():
@@ -248,19 +230,19 @@ def scenario_foreign(bin_dir):
                 return 1
             except PermissionError:
                 return 0
-        check(as_user(drop, touch_root_ledger) == 0, "nobody can neither open nor remove root's ledger")
+        check(nobody.call(touch_root_ledger) == 0, "nobody can neither open nor remove root's ledger")
 
         # 2. nobody runs the same group: its ledger path is its own (per uid), so no effect on root's;
         # but a file squatted there by root (0600) cannot be joined: one warning, own budget.
-        squat = ledger(group, nobody.pw_uid)
+        squat = ledger(group, nobody.uid)
         with open(squat, "wb") as f:
             f.write(b"\0" * 64)
         os.chmod(squat, 0o600)
         created.append(squat)
-        expect_fallback(bin_dir, group, r"cannot open the group ledger .*Permission denied", drop)
+        expect_fallback(nobody_host, group, r"cannot open the group ledger .*Permission denied", nobody)
         # ... and one it may open (0666) is still refused: not its own.
         os.chmod(squat, 0o666)
-        expect_fallback(bin_dir, group, r"belongs to another user|Permission denied", drop)
+        expect_fallback(nobody_host, group, r"belongs to another user|Permission denied", nobody)
 
         # 3. nobody plants a file at root's path for a group root has not started yet.
         group2 = unique("planted")
@@ -269,15 +251,15 @@ def scenario_foreign(bin_dir):
             fd = os.open(planted, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
             os.write(fd, b"\0" * 8192)
             return 0
-        if as_user(drop, plant) != 0:
+        if nobody.call(plant) != 0:
             abort("a file planted as nobody")
         created.append(planted)
-        check(os.stat(planted).st_uid == nobody.pw_uid, "the planted file is nobody's")
-        expect_fallback(bin_dir, group2, r"belongs to another user|Permission denied")
+        check(os.stat(planted).st_uid == nobody.uid, "the planted file is nobody's")
+        expect_fallback(host, group2, r"belongs to another user|Permission denied")
 
         # 4. root's own ledger left group/world-accessible: refused.
         os.chmod(ledger(group), 0o644)
-        expect_fallback(bin_dir, group, r"not owner-only")
+        expect_fallback(host, group, r"not owner-only")
     finally:
         for p in created:
             if os.path.exists(p):
@@ -285,18 +267,19 @@ def scenario_foreign(bin_dir):
 
 
 def scenario_garbage(bin_dir):
+    host = os.path.join(bin_dir, "group_host")
     group = unique("garbage")
     path = ledger(group)
     try:
         # A real ledger first, to learn its size; then the same size of garbage.
-        run_loop(bin_dir, group)
+        run_loop(host, group)
         size = os.path.getsize(path)
         with open(path, "r+b") as f:
             f.write(os.urandom(size))
-        expect_fallback(bin_dir, group, r"not usable \(bad magic\)")
+        expect_fallback(host, group, r"not usable \(bad magic\)")
         with open(path, "r+b") as f:
             f.truncate(size // 2)
-        expect_fallback(bin_dir, group, r"wrong size")
+        expect_fallback(host, group, r"wrong size")
     finally:
         if os.path.exists(path):
             os.unlink(path)

@@ -13,6 +13,10 @@ stops with one failure, "TIMEOUT <what>" (a hang is never waited out, never a ti
 Log: run(..., log="info") points POOLSHIM_LOG_FILE at a fresh temporary file and hands back its
 text as result.log.
 
+Another user: with AsUser() as u (default nobody) runs a child as that user from private copies
+of what it needs: u.stage(path) copies a file into a folder of its own that the user can reach,
+with the libraries its RUNPATH finds, and u.command(argv) puts setpriv in front. See AsUser.
+
 Verdict: check() prints "ok   <what>" or "FAIL <what>" and remembers failures; abort() and
 require() record one and stop the driver; skip() stops it as skipped. main(name, body) runs the
 driver: every failure again one per line, then "PASS <name>" (exit 0) or "FAILED <name>"
@@ -20,6 +24,9 @@ driver: every failure again one per line, then "PASS <name>" (exit 0) or "FAILED
 prerequisite, never for a failure).
 """
 import os
+import pwd
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -252,3 +259,168 @@ def run(cmd, env=None, what=None, timeout=WATCHDOG, input=None, log=None, **pope
     finally:
         if log_path:
             os.unlink(log_path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Another user
+
+
+class AsUser:
+    """Runs children as another user (default nobody) from private copies of what they need.
+
+    A build tree in a folder that user cannot traverse (a 0700 home: /root, a fresh mktemp -d)
+    is out of its reach: ld.so ignores the preload ("cannot be preloaded ... ignored"), dlopen
+    of a module fails (Permission denied), the host cannot be executed. So nothing the child
+    needs is run from where it lies:
+
+        with AsUser() as u:                        # skip(): not root, no such user, no setpriv
+            host = u.stage(args.host)              # a copy the user can read, or a skip
+            env = clean_env(LD_PRELOAD=u.stage(args.shim))
+            run(u.command([host, u.stage(module)]), env)
+                                                   # the folder is removed on leaving
+
+    The folder is private to this test (mkdtemp, owned by root, mode 0755), in the first of
+    $TMPDIR, /tmp, /var/tmp, /dev/shm the user can reach; a copy is 0755 when the original has
+    an execute bit, else 0644. What a copy finds relative to its own place still resolves:
+    stage() of an ELF file also stages each DT_NEEDED library that its RUNPATH (or RPATH,
+    $ORIGIN expanded from the original's folder) finds, under the NEEDED name, and points the
+    copy's RUNPATH at the folder (patchelf; an absolute path, so a set-user-ID copy finds them
+    too: ld.so ignores LD_LIBRARY_PATH and $ORIGIN there). Modules a host loads by path are
+    passed as staged paths by the caller. The sanitizer runtime that preload_value() puts first
+    is the compiler's, in a system folder; entering checks that the user can read it."""
+
+    SEARCH = ("/tmp", "/var/tmp", "/dev/shm")
+
+    def __init__(self, name="nobody"):
+        self.name = name
+        self.dir = None
+        self._staged = {}  # destination name -> realpath of its source
+
+    # -- entering and leaving
+
+    def __enter__(self):
+        if os.geteuid() != 0:
+            skip(f"needs root to run a process as {self.name} (uid {os.geteuid()})")
+        try:
+            entry = pwd.getpwnam(self.name)
+        except KeyError:
+            skip(f"no user {self.name}")
+        self.uid, self.gid = entry.pw_uid, entry.pw_gid
+        self.setpriv = shutil.which("setpriv")
+        if self.setpriv is None:
+            skip(f"no setpriv (util-linux) to run a process as {self.name}")
+        for parent in dict.fromkeys((tempfile.gettempdir(),) + self.SEARCH):
+            if not os.path.isdir(parent):
+                continue
+            folder = tempfile.mkdtemp(prefix=f"poolshim_as_{self.name}_", dir=parent)
+            os.chmod(folder, 0o755)
+            if self.can(folder, os.R_OK | os.X_OK):
+                self.dir = folder
+                break
+            shutil.rmtree(folder)
+        if self.dir is None:
+            skip(f"no temporary folder that {self.name} can reach ($TMPDIR, {', '.join(self.SEARCH)})")
+        runtime = os.environ.get("SANITIZER_RUNTIME", "")
+        if runtime and not self.can(runtime, os.R_OK):
+            self.__exit__(None, None, None)
+            skip(f"the sanitizer runtime {runtime} is not readable as {self.name}")
+        return self
+
+    def __exit__(self, *exc):
+        if self.dir is not None:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = None
+        return False
+
+    # -- running as the user
+
+    def command(self, argv):
+        """argv run as the user: real and effective uid and gid, no supplementary groups."""
+        return [self.setpriv, f"--reuid={self.uid}", f"--regid={self.gid}", "--clear-groups",
+                "--"] + list(argv)
+
+    def drop(self):
+        """Becomes the user (in a forked child: call(), or a preexec_fn)."""
+        os.setgroups([])
+        os.setgid(self.gid)
+        os.setuid(self.uid)
+
+    def call(self, fn):
+        """Runs fn() in a forked child as the user; its result (an int) is the exit status returned."""
+        pid = os.fork()
+        if pid == 0:
+            code = 2
+            try:
+                self.drop()
+                code = fn()
+            finally:
+                os._exit(code)
+        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+    def can(self, path, mode):
+        """True when the user may access path with mode (os.R_OK, ...), every folder on the way
+        included: asked as the user (os.access in a forked child), so ACLs count too."""
+        return self.call(lambda: 0 if os.access(path, mode) else 1) == 0
+
+    # -- copies
+
+    def stage(self, path, name=None):
+        """A copy of path (followed if a symlink) in the private folder, as name (default its
+        own name), that the user can read; with the libraries its RUNPATH finds (see the class)."""
+        name = name or os.path.basename(path)
+        real = os.path.realpath(path)
+        dest = os.path.join(self.dir, name)
+        if name in self._staged:
+            if self._staged[name] != real:
+                abort(f"as {self.name}: {name} staged twice, from {self._staged[name]} and {real}")
+            return dest
+        self._staged[name] = real
+        shutil.copyfile(real, dest)
+        executable = os.stat(real).st_mode & 0o111
+        os.chmod(dest, 0o755 if executable else 0o644)
+        if _is_elf(real):
+            self._stage_runpath(real, dest)
+        if not self.can(dest, os.R_OK):
+            abort(f"as {self.name}: the copy {dest} is readable")
+        return dest
+
+    def _stage_runpath(self, real, dest):
+        needed, search = _dynamic_entries(real)
+        if not search:
+            return
+        origin = os.path.dirname(real)
+        dirs = [re.sub(r"\$(ORIGIN|\{ORIGIN\})", origin, d) for d in search]
+        for lib in needed:
+            found = next((os.path.join(d, lib) for d in dirs if os.path.exists(os.path.join(d, lib))), None)
+            if found:
+                self.stage(found, lib)
+        patchelf = shutil.which("patchelf")
+        if patchelf is None:
+            skip(f"no patchelf to point the RUNPATH of the copy of {os.path.basename(real)} "
+                 f"({':'.join(search)}) at the copied libraries")
+        r = run([patchelf, "--set-rpath", self.dir, dest], env=clean_env(runtime=False))
+        if r.returncode != 0:
+            abort(f"patchelf --set-rpath on the copy of {real}: {r.stderr.strip()}")
+
+
+def _is_elf(path):
+    with open(path, "rb") as f:
+        return f.read(4) == b"\x7fELF"
+
+
+_DYNAMIC_RE = re.compile(r"\((NEEDED|RUNPATH|RPATH)\)\s+[^\[]*\[(.*)\]")
+
+
+def _dynamic_entries(path):
+    """(DT_NEEDED names, RUNPATH or else RPATH folders) of an ELF file, read with readelf -d."""
+    readelf = shutil.which("readelf")
+    if readelf is None:
+        skip("no readelf (binutils) to read what a copy of an ELF file needs")
+    r = run([readelf, "-d", "--wide", path], env=clean_env(runtime=False))
+    if r.returncode != 0:
+        abort(f"readelf -d {path}: {r.stderr.strip()}")
+    entries = {"NEEDED": [], "RUNPATH": [], "RPATH": []}
+    for tag, value in _DYNAMIC_RE.findall(r.stdout):
+        entries[tag].extend([value] if tag == "NEEDED" else [d for d in value.split(":") if d])
+    # ld.so ignores DT_RPATH when DT_RUNPATH is present.
+    return entries["NEEDED"], entries["RUNPATH"] or entries["RPATH"]

@@ -1,7 +1,8 @@
 # The pure-Python module (python/poolshim, copied with its generated _build.py into
 # build/python by cmake/packaging.cmake): CPython with the fixture extensions, the cap API
 # through limit(), and Debian's PyTorch (/usr/bin/python3, POOLSHIM_TORCH_PYTHON) whose OpenMP
-# team follows the budget under `python -m poolshim run`. Driver: python_module.py.
+# team follows the budget under `python -m poolshim run`, and whose pools threadpool_info() lists
+# as Debian's threadpoolctl and /proc/self/task see them. Driver: python_module.py.
 
 poolshim_missing(_why PYTHON)
 if(_why)
@@ -9,8 +10,6 @@ if(_why)
   return()
 endif()
 
-set(POOLSHIM_TORCH_PYTHON /usr/bin/python3 CACHE FILEPATH
-  "Interpreter that can import Debian's torch (python3-torch) for process.torch.pthreadpool")
 set(_pym ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/python_module.py
   --pythonpath ${POOLSHIM_PYTHON_BUILD_DIR} --shim $<TARGET_FILE:poolshim>)
 
@@ -22,5 +21,6 @@ if(TARGET poolshim_cli)
   set(_torch_cli --poolshim $<TARGET_FILE:poolshim_cli>)
 endif()
 add_test(NAME process.python.torch COMMAND ${_pym} torch --python ${POOLSHIM_TORCH_PYTHON} ${_torch_cli})
-set_tests_properties(process.python.module process.python.limit process.python.torch PROPERTIES
+add_test(NAME process.python.torch_pools COMMAND ${_pym} torch-pools --python ${POOLSHIM_TORCH_PYTHON})
+set_tests_properties(process.python.module process.python.limit process.python.torch process.python.torch_pools PROPERTIES
   TIMEOUT 240 LABELS "process;python")

@@ -1,7 +1,7 @@
 """The pure-Python poolshim module (python/poolshim) in real interpreters.
 
 usage: python_module.py CHECK --pythonpath DIR --shim LIB [--python PY] [--fixture-dir DIR]
-CHECK: cpython | limit | torch
+CHECK: cpython | limit | torch | torch-pools
   cpython  info() without and with the shim (budget, source, modules of the CPython fixture
            extensions), python -m poolshim run (preload, budget, runtime variables, opt-out,
            usage errors), limit() without the shim
@@ -9,6 +9,10 @@ CHECK: cpython | limit | torch
            (skipped, exit 77, while the library's poolshim_set_budget is the interim stub)
   torch    Debian's PyTorch: the OpenMP team follows the budget under `python -m poolshim run`
            and `poolshim run`, the other runtimes are named by info() and the load-time log
+  torch-pools  threadpool_info() in Debian's PyTorch after an OpenMP matmul and an XNNPACK op,
+           without and with the shim: its OpenMP rows are what Debian's threadpoolctl reports,
+           the shim's live workers are the threads /proc/self/task names "poolshim", and the
+           pools' known threads fit in /proc/self/task (skipped without torch or threadpoolctl)
 """
 import argparse
 import json
@@ -220,6 +224,68 @@ def cmd_torch(a):
         audit_torch(a, env, base["dir"])
 
 
+POOLS_PROBE = r"""
+import json, os, torch, threadpoolctl, poolshim
+torch.randn(256, 256) @ torch.randn(256, 256)  # OpenMP (libgomp)
+w = torch.ops.prepacked.linear_clamp_prepack(torch.randn(64, 64), torch.randn(64))
+for _ in range(20):
+    torch.ops.prepacked.linear_clamp_run(torch.randn(256, 64), w)  # XNNPACK: pthreadpool
+pools = poolshim.threadpool_info()
+tpc = threadpoolctl.threadpool_info()
+comms = []
+for t in os.listdir("/proc/self/task"):
+    try:
+        comms.append(open("/proc/self/task/%s/comm" % t).read().strip())
+    except OSError:
+        pass
+print(json.dumps({"pools": pools, "threadpoolctl": tpc, "comms": comms}))
+"""
+
+
+def cmd_torch_pools(a):
+    env = clean_env(runtime=False, PYTHONPATH=a.pythonpath)
+    r = run([a.python, "-c", "import torch, threadpoolctl"], env)
+    if r.returncode != 0:
+        skip(f"{a.python} cannot import torch and threadpoolctl (python3-torch, python3-threadpoolctl: "
+             f"scripts/deps.sh torch): {(r.stderr.strip().splitlines() or [''])[-1]}")
+    for shim in (False, True):
+        what = "with the shim" if shim else "without the shim"
+        pre = [a.python, "-m", "poolshim", "run", "--threads", "2", "--"] if shim else []
+        out, r = py_json(a, POOLS_PROBE, env if shim else dict(env, OMP_NUM_THREADS="2"), pre=pre)
+        if not check(out is not None, f"torch probe {what} ran"):
+            continue
+        print(f"threadpool_info() {what}:\n" + json.dumps(out["pools"], indent=1))
+        pools, tpc, comms = out["pools"], out["threadpoolctl"], out["comms"]
+        head = pools[0]
+        check(head["internal_api"] == "poolshim" and head["merged"] == shim,
+              f"{what}: the first row is the shim's pool, merged={shim} ({head['reason']})")
+        ours = sorted((os.path.realpath(p["filepath"]), p["num_threads"]) for p in pools if p["user_api"] == "openmp")
+        theirs = sorted((os.path.realpath(p["filepath"]), p["num_threads"]) for p in tpc if p["user_api"] == "openmp")
+        check(ours and ours == theirs, f"{what}: the OpenMP rows are threadpoolctl's (file, num_threads): {ours} vs {theirs}")
+        check(all(p["num_threads"] == 2 for p in pools if p["user_api"] == "openmp"),
+              f"{what}: OpenMP runs 2 threads (OMP_NUM_THREADS=2{', set by run' if shim else ''})")
+        check(all(not p["merged"] and "own pool" in p["reason"] for p in pools if p["user_api"] == "openmp"),
+              f"{what}: OpenMP is not merged, and says why")
+        named = comms.count("poolshim")
+        check(head["active_threads"] == named, f"{what}: the shim's live workers ({head['active_threads']}) are the "
+              f"threads named poolshim in /proc/self/task ({named})")
+        distinct = {}
+        for p in pools:
+            if p["active_threads"] is not None and p["pool"] is not None:
+                distinct[p["pool"]] = p["active_threads"]
+        check(1 + sum(distinct.values()) <= len(comms),
+              f"{what}: the main thread and the pools' known workers ({distinct}) fit in /proc/self/task ({len(comms)})")
+        ptp = [p for p in pools if p["user_api"] == "pthreadpool"]
+        if shim:
+            check(any(p["merged"] and p["filepath"] == head["filepath"] for p in ptp),
+                  f"{what}: pthreadpool handles are one row, merged into the shim's pool")
+            check(head["budget"] == 2 and head["num_threads"] >= 1, f"{what}: the shim's budget is 2")
+        else:
+            check(named == 0, f"{what}: no thread named poolshim")
+            check(all(not p["merged"] for p in ptp) and all(not p["merged"] for p in pools),
+                  f"{what}: nothing is merged ({[os.path.basename(p['filepath'] or '') for p in ptp]} run their own pools)")
+
+
 def body():
     ap = argparse.ArgumentParser()
     ap.add_argument("check")
@@ -229,7 +295,7 @@ def body():
     ap.add_argument("--poolshim")
     ap.add_argument("--fixture-dir")
     a = ap.parse_args()
-    {"cpython": cmd_cpython, "limit": cmd_limit, "torch": cmd_torch}[a.check](a)
+    {"cpython": cmd_cpython, "limit": cmd_limit, "torch": cmd_torch, "torch-pools": cmd_torch_pools}[a.check](a)
 
 
 if __name__ == "__main__":

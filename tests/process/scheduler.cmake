@@ -36,10 +36,45 @@ poolshim_scheduler_test(lock_order_executable_preload ${_shim_env}
 poolshim_scheduler_test(stress_mixed_surfaces POOLSHIM_NUM_THREADS=3
   $<TARGET_FILE:stress_host> ${_lib}/module_a.so ${_lib}/module_b.so)
 
+# The width promise: a resize between a caller's read and its call (and the shim's own reads
+# just before the call) never lets a thread index reach past the width read (width_host).
+foreach(_m ptp-dynamic et-pthreadpool native)
+  poolshim_scheduler_test(width_promise_${_m} LD_PRELOAD=$<TARGET_FILE:poolshim>
+    POOLSHIM_NUM_THREADS=8 $<TARGET_FILE:width_host> ${_m})
+endforeach()
+
+# A task that ends its worker (pthread_exit): the call returns with every other item run once,
+# and later calls get a worker again. A worker turned away by the budget (two callers keep it
+# busy) sleeps: its CPU time stays a small share of the wall time (unwind_host).
+foreach(_m exit idle)
+  poolshim_scheduler_test(unwind_${_m} POOLSHIM_NUM_THREADS=2 $<TARGET_FILE:unwind_host> ${_m})
+endforeach()
+
+# A partial spawn failure (spawn_fail_host: its pthread_create fails after 3 threads): the pool
+# runs with 3 of 7 workers, one warning line says so (also at POOLSHIM_LOG=warn, which once
+# printed one per call), and the failing pthread_create is retried with backoff (about 10 times
+# in 1000 calls), never on every call.
+poolshim_missing(_why PYTHON)
+if(_why)
+  poolshim_skipped_test(process.scheduler.partial_spawn_failure_decided_once "${_why}")
+else()
+  add_test(NAME process.scheduler.partial_spawn_failure_decided_once
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/core_driver.py --timeout 60
+      --preload $<TARGET_FILE:poolshim> --env POOLSHIM_NUM_THREADS=8 --env POOLSHIM_LOG=warn
+      --expect workers_started=3 --expect workers_wanted=7 --expect attempts<=16 --expect wrong=0
+      --stderr-match "\\A(?![\\s\\S]*pthread_create[\\s\\S]*pthread_create)"
+      --stderr-match "^poolshim: warning: degraded: 3 of 7 worker threads started \\(pthread_create failed: EAGAIN"
+      -- $<TARGET_FILE:spawn_fail_host>)
+  set_tests_properties(process.scheduler.partial_spawn_failure_decided_once PROPERTIES
+    TIMEOUT 90 LABELS "process;scheduler")
+endif()
+
 # Degraded mode: no worker thread can start (RLIMIT_NPROC of 1 for an unprivileged user). The
 # calls still run (serially, correct checksums), one warning says why, and the pool reports 1.
-# setpriv needs root (CI runs as root); elsewhere the test reports a skip.
-poolshim_missing(_why ROOT PYTHON)
+# The host runs as nobody from copies of itself, its module and the shim (core_driver.py
+# --as-user: the build tree may be in a folder nobody cannot traverse); prlimit lowers the limit
+# after the switch, in nobody's own process. Not root, or no setpriv: the driver reports a skip.
+poolshim_missing(_why PYTHON)
 if(_why)
   poolshim_skipped_test(process.scheduler.degraded_when_no_thread_can_start "${_why}")
 else()
@@ -48,7 +83,8 @@ else()
       --preload $<TARGET_FILE:poolshim> --env POOLSHIM_NUM_THREADS=2
       --expect shim.pool_size=1 --expect module.0.thread_count=1
       --stderr-match "^poolshim: warning: cannot start worker threads \\(pthread_create failed"
-      -- prlimit --nproc=1:1 setpriv --reuid 65534 --regid 65534 --clear-groups
+      --as-user nobody
+      -- prlimit --nproc=1:1
       $<TARGET_FILE:legacy_host> --scenario alternating --calls 4 --items 8 --spin-ns 0
       ${_lib}/module_a.so)
   set_tests_properties(process.scheduler.degraded_when_no_thread_can_start PROPERTIES

@@ -9,9 +9,6 @@ if(_why)
   return()
 endif()
 
-set(POOLSHIM_TORCH_PYTHON /usr/bin/python3 CACHE FILEPATH
-  "Interpreter that can import Debian's torch (python3-torch) for process.torch.pthreadpool")
-
 add_test(NAME process.torch.pthreadpool
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/torch_driver.py
     --python ${POOLSHIM_TORCH_PYTHON} --shim $<TARGET_FILE:poolshim>

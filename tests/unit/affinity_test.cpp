@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "budget/sysfs.h"
+#include "sysfs_testing.h"
 
 namespace pb = poolshim::budget;
 
@@ -92,10 +93,12 @@ TEST(Affinity, ParseCpuList) {
 }
 
 TEST(Affinity, OnlineCpusReadThroughTheSeam) {
-  std::string root = std::string(POOLSHIM_TEST_DATA) + "/cgroup/cpu_online";
-  ASSERT_TRUE(pb::sysfs::set_root_for_testing(root.c_str()));
-  size_t n = pb::online_cpus();
-  pb::sysfs::set_root_for_testing("");
-  EXPECT_EQ(n, 7u);  // "0-3,8,10-11"
+  size_t n = 0;
+  {
+    poolshim::testing::ScopedSysfsRoot root(poolshim::testing::sysfs_fixture("cpu_online"));
+    ASSERT_TRUE(root.ok());
+    n = pb::online_cpus();
+  }
+  EXPECT_EQ(n, 7u);                  // "0-3,8,10-11"
   EXPECT_GE(pb::online_cpus(), 1u);  // the real machine
 }

@@ -55,7 +55,10 @@ TEST(Text, ZeroCapacityNeverWrites) {
 
 TEST(Text, SanitizedValueDropsNewlinesAndControlBytes) {
   char buf[32];
-  Text(buf).append_sanitized("12\x01" "3\x7f\n\r", 16);
+  Text(buf).append_sanitized(
+      "12\x01"
+      "3\x7f\n\r",
+      16);
   EXPECT_STREQ(buf, "12?3?");
   Text(buf).append_sanitized("abcdef", 3);
   EXPECT_STREQ(buf, "abc");
@@ -81,7 +84,8 @@ TEST(PrivateLibrary, ResolvesAndReportsMissingPieces) {
 
 TEST(PrivateLibrary, OurOwnCodeIsRecognised) {
   // This test binary links the base objects: its own functions are "ours", libc's are not.
-  EXPECT_TRUE(poolshim::base::is_ours(reinterpret_cast<const void*>(&poolshim::base::open_private)));
+  EXPECT_TRUE(
+      poolshim::base::is_ours(reinterpret_cast<const void*>(&poolshim::base::open_private)));
   EXPECT_FALSE(poolshim::base::is_ours(reinterpret_cast<const void*>(&strlen)));
   EXPECT_FALSE(poolshim::base::is_ours(nullptr));
 }

@@ -39,7 +39,8 @@ bool pin_to(size_t n) {
 
 bool have_cpus(size_t n) {
   cpu_set_t have;
-  return sched_getaffinity(0, sizeof have, &have) == 0 && static_cast<size_t>(CPU_COUNT(&have)) >= n;
+  return sched_getaffinity(0, sizeof have, &have) == 0 &&
+         static_cast<size_t>(CPU_COUNT(&have)) >= n;
 }
 
 struct Expected {
@@ -96,8 +97,9 @@ TEST(BudgetCurrent, AffinityMaskWithoutCgroupLimit) {
 // Two CPUs in the mask, a cgroup quota of 5000/100000 (0.05 CPU, rounded up to 1): the cgroup.
 TEST(BudgetCurrent, CgroupQuotaBelowTheMask) {
   if (!have_cpus(2)) GTEST_SKIP() << "needs 2 CPUs in the affinity mask";
-  EXPECT_EXIT(check_in_child(2, "v2_child_tightest",
-                             {1, 2, 1, "cgroup v2 cpu.max 5000 100000 at /sys/fs/cgroup/svc/worker (1 CPU)"}),
+  EXPECT_EXIT(check_in_child(
+                  2, "v2_child_tightest",
+                  {1, 2, 1, "cgroup v2 cpu.max 5000 100000 at /sys/fs/cgroup/svc/worker (1 CPU)"}),
               testing::ExitedWithCode(0), "");
 }
 

@@ -8,6 +8,7 @@
 #include "base/text.h"
 #include "budget/cgroup_parse.h"
 #include "budget/sysfs.h"
+#include "sysfs_testing.h"
 
 namespace pb = poolshim::budget;
 
@@ -107,20 +108,24 @@ TEST(Budget, NoCgroupConsulted) {
 TEST(Budget, FromFixtureTreeEndToEnd) {
   // The cgroup part read from a fixture, then the rules: 8 CPUs in the mask, 1.5 CPUs of quota
   // on the parent cgroup -> 2 threads, and the source says exactly where that came from.
-  std::string root = std::string(POOLSHIM_TEST_DATA) + "/cgroup/v2_parent_limit";
-  ASSERT_TRUE(pb::sysfs::set_root_for_testing(root.c_str()));
-  pb::CgroupLimit cg = pb::read_cgroup_limit();
-  pb::sysfs::set_root_for_testing("");
+  pb::CgroupLimit cg;
+  {
+    poolshim::testing::ScopedSysfsRoot root(poolshim::testing::sysfs_fixture("v2_parent_limit"));
+    ASSERT_TRUE(root.ok());
+    cg = pb::read_cgroup_limit();
+  }
   auto b = compute(0, 8, &cg);
   EXPECT_EQ(b.threads, 2u);
   EXPECT_STREQ(b.source, "cgroup v2 cpu.max 150000 100000 at /sys/fs/cgroup/user.slice (2 CPUs)");
 }
 
 TEST(Budget, FromFixtureWithProblemKeepsReasonInDetail) {
-  std::string root = std::string(POOLSHIM_TEST_DATA) + "/cgroup/zero_period";
-  ASSERT_TRUE(pb::sysfs::set_root_for_testing(root.c_str()));
-  pb::CgroupLimit cg = pb::read_cgroup_limit();
-  pb::sysfs::set_root_for_testing("");
+  pb::CgroupLimit cg;
+  {
+    poolshim::testing::ScopedSysfsRoot root(poolshim::testing::sysfs_fixture("zero_period"));
+    ASSERT_TRUE(root.ok());
+    cg = pb::read_cgroup_limit();
+  }
   auto b = compute(0, 4, &cg);
   EXPECT_EQ(b.threads, 4u);
   EXPECT_STREQ(b.source, "affinity mask (4 CPUs)");
@@ -134,5 +139,6 @@ TEST(Budget, LongPathsAreTruncatedNotOverflowed) {
   auto b = compute(0, 8, &cg);
   EXPECT_EQ(b.threads, 1u);
   EXPECT_LT(std::string(b.source).size(), sizeof(b.source));
-  EXPECT_EQ(std::string(b.source).rfind("cgroup v2 cpu.max 100000 100000 at /sys/fs/cgroup/x", 0), 0u);
+  EXPECT_EQ(std::string(b.source).rfind("cgroup v2 cpu.max 100000 100000 at /sys/fs/cgroup/x", 0),
+            0u);
 }

@@ -194,9 +194,9 @@ TEST(CgroupParse, QuotaCpusRoundsUpAndIsAtLeastOne) {
 TEST(CgroupParse, TighterComparesExactRatios) {
   EXPECT_TRUE(pb::tighter(120000, 100000, 150000, 100000));
   EXPECT_FALSE(pb::tighter(150000, 100000, 120000, 100000));
-  EXPECT_FALSE(pb::tighter(100000, 100000, 200000, 200000));  // equal is not tighter
-  EXPECT_TRUE(pb::tighter(50000, 50000, 300000, 100000));     // 1.0 < 3.0, different periods
-  EXPECT_TRUE(pb::tighter(UINT64_MAX - 1, 1, UINT64_MAX, 1)); // no overflow
+  EXPECT_FALSE(pb::tighter(100000, 100000, 200000, 200000));   // equal is not tighter
+  EXPECT_TRUE(pb::tighter(50000, 50000, 300000, 100000));      // 1.0 < 3.0, different periods
+  EXPECT_TRUE(pb::tighter(UINT64_MAX - 1, 1, UINT64_MAX, 1));  // no overflow
 }
 
 TEST(CgroupParse, RelativeCgroupPath) {

@@ -8,15 +8,14 @@
 #include <sys/stat.h>
 
 #include "budget/sysfs.h"
+#include "sysfs_testing.h"
 
 namespace pb = poolshim::budget;
 using pb::CgroupVersion;
 
 namespace {
 
-std::string case_root(const char* name) {
-  return std::string(POOLSHIM_TEST_DATA) + "/cgroup/" + name;
-}
+std::string case_root(const char* name) { return poolshim::testing::sysfs_fixture(name); }
 
 bool exists(const std::string& path) {
   struct stat st;
@@ -28,10 +27,8 @@ bool exists(const std::string& path) {
 pb::CgroupLimit read_case(const char* name) {
   std::string root = case_root(name);
   EXPECT_TRUE(exists(root)) << root;
-  EXPECT_TRUE(pb::sysfs::set_root_for_testing(root.c_str()));
-  pb::CgroupLimit limit = pb::read_cgroup_limit();
-  pb::sysfs::set_root_for_testing("");
-  return limit;
+  poolshim::testing::ScopedSysfsRoot scoped(root);
+  return pb::read_cgroup_limit();
 }
 
 std::string detail(const pb::CgroupLimit& l) {
@@ -157,7 +154,8 @@ TEST(Cgroup, ZeroPeriodIsIgnoredWithReason) {
   auto l = read_case("zero_period");
   EXPECT_EQ(l.cpus, 0u);
   EXPECT_EQ(l.version, CgroupVersion::none);
-  EXPECT_EQ(detail(l), "no cgroup limit applied: /sys/fs/cgroup/app/cpu.max: zero period ('100000 0')");
+  EXPECT_EQ(detail(l),
+            "no cgroup limit applied: /sys/fs/cgroup/app/cpu.max: zero period ('100000 0')");
 }
 
 TEST(Cgroup, OverflowIsIgnoredWithReason) {
@@ -201,8 +199,7 @@ TEST(Cgroup, CpuControllerNotMountedIsNoLimit) {
   auto l = read_case("no_cpu_mount");
   EXPECT_EQ(l.cpus, 0u);
   EXPECT_EQ(l.problems, 0u);
-  EXPECT_EQ(detail(l),
-            "no cgroup cpu limit (no cgroup hierarchy with the cpu controller mounted)");
+  EXPECT_EQ(detail(l), "no cgroup cpu limit (no cgroup hierarchy with the cpu controller mounted)");
 }
 
 TEST(Cgroup, RealMachineNeverFails) {

@@ -21,14 +21,17 @@ namespace {
 struct FileReader {
   MappedFile file;
   Reader reader;
-  bool open(const std::string& path) { return file.open(path.c_str()) && reader.open_file(file.data(), file.size()); }
+  bool open(const std::string& path) {
+    return file.open(path.c_str()) && reader.open_file(file.data(), file.size());
+  }
 };
 
 bool has_reloc(const Reader& r, const char* name, RelocClass cls) {
   Reloc rel;
   Symbol s;
   for (size_t i = 0; i < r.reloc_count(); ++i)
-    if (r.reloc(i, &rel) && rel.cls == cls && r.dynsym(rel.sym, &s) && s.name && strcmp(s.name, name) == 0)
+    if (r.reloc(i, &rel) && rel.cls == cls && r.dynsym(rel.sym, &s) && s.name &&
+        strcmp(s.name, name) == 0)
       return true;
   return false;
 }
@@ -63,7 +66,8 @@ bool open_loaded(const char* suffix, Reader* r, uintptr_t* bias = nullptr) {
 
 TEST(ElfReader, ReadsTheDefaultVariantFile) {
   FileReader f;
-  ASSERT_TRUE(f.open(variant("variant_default.so"))) << "build the fixtures first: " << variant("variant_default.so");
+  ASSERT_TRUE(f.open(variant("variant_default.so")))
+      << "build the fixtures first: " << variant("variant_default.so");
   const Reader& r = f.reader;
   EXPECT_EQ(r.problems(), 0u);
   EXPECT_EQ(r.kind(), Kind::shared_object);
@@ -76,7 +80,8 @@ TEST(ElfReader, ReadsTheDefaultVariantFile) {
   EXPECT_EQ(s.type, STT_FUNC);
   EXPECT_EQ(s.bind, STB_GLOBAL);
   EXPECT_EQ(s.visibility, STV_DEFAULT);
-  // Its own calls go through the PLT, and the guard flag through TLS relocations (docs/interposition.md).
+  // Its own calls go through the PLT, and the guard flag through TLS relocations
+  // (docs/interposition.md).
   EXPECT_TRUE(has_reloc(r, kGetThreadpool, RelocClass::jump_slot));
   EXPECT_TRUE(has_reloc(r, kGuardFlag, RelocClass::tls_module));
   EXPECT_TRUE(has_reloc(r, kGuardFlag, RelocClass::tls_offset));
@@ -97,7 +102,8 @@ TEST(ElfReader, SeesFlagsVisibilityAndStripping) {
   EXPECT_EQ(hidden.reader.find_dynsym(kGetThreadpool, &s), 0u);
   bool in_symtab = false;
   for (size_t i = 0; i < hidden.reader.symtab_count(); ++i)
-    if (hidden.reader.symtab(i, &s) && s.name && strcmp(s.name, kGetThreadpool) == 0 && s.bind == STB_LOCAL)
+    if (hidden.reader.symtab(i, &s) && s.name && strcmp(s.name, kGetThreadpool) == 0 &&
+        s.bind == STB_LOCAL)
       in_symtab = true;
   EXPECT_TRUE(in_symtab);
 
@@ -188,12 +194,15 @@ TEST(ElfReader, RejectsWhatItCannotRead) {
   };
   EXPECT_EQ(problems_of(patched(EI_CLASS, ELFCLASS32)), uint32_t{kProblemClass});
   EXPECT_EQ(problems_of(patched(EI_DATA, ELFDATA2MSB)), uint32_t{kProblemByteOrder});
-  EXPECT_EQ(problems_of(patched(offsetof(Elf64_Ehdr, e_machine), EM_PPC64)), uint32_t{kProblemMachine});
+  EXPECT_EQ(problems_of(patched(offsetof(Elf64_Ehdr, e_machine), EM_PPC64)),
+            uint32_t{kProblemMachine});
   EXPECT_EQ(problems_of(patched(0, 'X')), uint32_t{kProblemNotElf});
   EXPECT_EQ(problems_of({}), uint32_t{kProblemNotElf});
-  EXPECT_EQ(problems_of(std::vector<unsigned char>(bytes.begin(), bytes.begin() + 40)), uint32_t{kProblemHeader});
+  EXPECT_EQ(problems_of(std::vector<unsigned char>(bytes.begin(), bytes.begin() + 40)),
+            uint32_t{kProblemHeader});
   char text[256];
-  EXPECT_STREQ(describe_problems(kProblemClass, text, sizeof text), "32-bit ELF (only ELF64 is read)");
+  EXPECT_STREQ(describe_problems(kProblemClass, text, sizeof text),
+               "32-bit ELF (only ELF64 is read)");
   describe_problems(kProblemClass | kProblemMachine, text, sizeof text);
   EXPECT_NE(strstr(text, "; "), nullptr);
   describe_problems(~0u, text, 8);  // truncated, still terminated

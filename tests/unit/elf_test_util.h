@@ -27,6 +27,7 @@ inline std::vector<unsigned char> read_file(const std::string& path) {
 }
 
 constexpr const char* kGetThreadpool = "_ZN10executorch9extension10threadpool14get_threadpoolEv";
-constexpr const char* kGuardFlag = "_ZN10executorch9extension10threadpool25NoThreadPoolGuard_enabledE";
+constexpr const char* kGuardFlag =
+    "_ZN10executorch9extension10threadpool25NoThreadPoolGuard_enabledE";
 
 }  // namespace poolshim_elf_test

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "abi/executorch_symbols.h"
+#include "abi/executorch/symbols.h"
 #include "shim_exports.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// Every piece of shim state with a lock or a thread is enrolled in core/fork.cpp's table, so a
+// Every piece of shim state with a lock or a thread is enrolled in lifecycle/fork.cpp's table, so a
 // new mutex cannot be forgotten silently (docs/design.md, "Fork"). The check reads the sources:
 // any file under shim/ that declares a mutex, a read-write or spin lock, or starts a thread must
 // be named in the table (a header's state counts as its .cpp's).
@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/fork.h"
+#include "lifecycle/fork.h"
 
 namespace fs = std::filesystem;
 
@@ -36,7 +36,7 @@ bool has_lock_or_thread(const std::string& code) {
 
 std::set<std::string> enrolled() {
   size_t n = 0;
-  const poolshim::core::ForkParticipant* t = poolshim::core::fork_participants(&n);
+  const poolshim::lifecycle::ForkParticipant* t = poolshim::lifecycle::fork_participants(&n);
   std::set<std::string> names;
   for (size_t i = 0; i < n; ++i) names.insert(t[i].source);
   return names;
@@ -52,20 +52,20 @@ TEST(ForkEnrolment, EveryFileWithALockOrAThreadIsInTheTable) {
     const fs::path& p = entry.path();
     if (p.extension() != ".cpp" && p.extension() != ".h") continue;
     std::string rel = fs::relative(p, kShim).generic_string();
-    if (rel == "core/fork.cpp" || rel == "core/fork.h") continue;
+    if (rel == "lifecycle/fork.cpp" || rel == "lifecycle/fork.h") continue;
     if (!has_lock_or_thread(code_of(p))) continue;
     ++files_with_locks;
     std::string owner = rel.substr(0, rel.size() - p.extension().string().size()) + ".cpp";
     EXPECT_TRUE(names.count(owner) == 1)
         << rel << " has a lock or starts a thread, but " << owner
-        << " is not in core/fork.cpp's participant table (add its prepare/parent/child hooks)";
+        << " is not in lifecycle/fork.cpp's participant table (add its prepare/parent/child hooks)";
   }
   EXPECT_GE(files_with_locks, 7u);  // the scan found the known ones (guards against a wrong path)
 }
 
 TEST(ForkEnrolment, EveryEntryNamesAnExistingFile) {
   size_t n = 0;
-  const poolshim::core::ForkParticipant* t = poolshim::core::fork_participants(&n);
+  const poolshim::lifecycle::ForkParticipant* t = poolshim::lifecycle::fork_participants(&n);
   ASSERT_GT(n, 0u);
   for (size_t i = 0; i < n; ++i) {
     fs::path p = kShim / t[i].source;
@@ -78,7 +78,8 @@ TEST(ForkEnrolment, EveryEntryNamesAnExistingFile) {
     // only records a decision about a lock; one with hooks may also reset thread state
     // (core/pool.cpp's scheduler slots are lock-free).
     bool any = t[i].prepare || t[i].parent || t[i].child;
-    if (!any) EXPECT_TRUE(has_lock_or_thread(code)) << t[i].source << " is enrolled but has no lock";
+    if (!any)
+      EXPECT_TRUE(has_lock_or_thread(code)) << t[i].source << " is enrolled but has no lock";
     if (any) {
       EXPECT_TRUE(t[i].parent && t[i].child) << t[i].source;
       EXPECT_TRUE((t[i].prepare == nullptr) == (t[i].parent == nullptr)) << t[i].source;

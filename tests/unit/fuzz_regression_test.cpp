@@ -12,7 +12,9 @@ using namespace poolshim::budget;
 // start with '/' as it was; the caller appends it to the mount point ("/sys/fs/cgroupabc").
 // Fuzz input: "\x06\xa3dock\xa1\x8d\xd0\x9e\x9dr/ab\xd0" (no '\n': mount root "/").
 TEST(FuzzRegression, RelativeCgroupPathAlwaysStartsWithSlash) {
-  const std::string path = "\xa3" "dock\xa1\x8d\xd0\x9e\x9dr/ab\xd0";
+  const std::string path =
+      "\xa3"
+      "dock\xa1\x8d\xd0\x9e\x9dr/ab\xd0";
   char out[64] = "unset";
   EXPECT_FALSE(relative_cgroup_path(path.c_str(), "/", out, sizeof out));
   EXPECT_STREQ(out, "/");

@@ -1,4 +1,4 @@
-// The OpenMP surface exports every row of shim/abi/openmp/openmp_symbols.def as name@@version
+// The OpenMP surface exports every row of shim/symbols/openmp.def as name@@version
 // (the default) or name@version (an older binding), nothing else named GOMP_* or omp_*, and,
 // when GCC's libgomp.so.1 is installed, exactly the host functions it exports with the same
 // versions (OpenACC and the offload plugin interface left out), so that a module's versioned
@@ -19,7 +19,7 @@ namespace {
 std::set<std::string> table() {
   std::set<std::string> rows;
 #define POOLSHIM_OMP_ENTRY(name, tag, version, binding) rows.insert(#name binding version);
-#include "abi/openmp/openmp_symbols.def"
+#include "symbols/openmp.def"
 #undef POOLSHIM_OMP_ENTRY
   return rows;
 }
@@ -73,7 +73,8 @@ TEST(OpenmpExports, TheHostPartOfLibgomp) {
   std::set<std::string> gomp = libgomp_host();
   if (gomp.empty()) GTEST_SKIP() << "libgomp.so.1 or objdump not installed";
   std::set<std::string> have = shim_openmp();
-  for (const std::string& s : gomp) EXPECT_TRUE(have.count(s)) << "libgomp exports, we do not: " << s;
+  for (const std::string& s : gomp)
+    EXPECT_TRUE(have.count(s)) << "libgomp exports, we do not: " << s;
   for (const std::string& s : have) EXPECT_TRUE(gomp.count(s)) << "libgomp does not export: " << s;
 }
 

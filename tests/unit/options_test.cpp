@@ -20,7 +20,8 @@ TEST(Options, ThreadsAcceptsWholeNumbersInRange) {
   EXPECT_EQ(v, 1u);
   EXPECT_TRUE(parse_threads("4096", &v));
   EXPECT_EQ(v, 4096u);
-  for (const char* bad : {"", "0", "-1", "+2", " 2", "2 ", "2x", "4097", "99999999999999999999", "0x10", "1.5"}) {
+  for (const char* bad :
+       {"", "0", "-1", "+2", " 2", "2 ", "2x", "4097", "99999999999999999999", "0x10", "1.5"}) {
     v = 7;
     EXPECT_FALSE(parse_threads(bad, &v)) << bad;
     EXPECT_EQ(v, 7u) << "a rejected value must leave the output alone: " << bad;
@@ -72,7 +73,8 @@ TEST(Options, DisableList) {
 
 TEST(Options, LogFileMustBeAbsolute) {
   EXPECT_TRUE(parse_log_file("/tmp/poolshim.log"));
-  for (const char* bad : {"", "poolshim.log", " /tmp/x", "0", "./x"}) EXPECT_FALSE(parse_log_file(bad)) << bad;
+  for (const char* bad : {"", "poolshim.log", " /tmp/x", "0", "./x"})
+    EXPECT_FALSE(parse_log_file(bad)) << bad;
   std::string huge = "/" + std::string(5000, 'a');
   EXPECT_FALSE(parse_log_file(huge.c_str()));
 }
@@ -94,8 +96,11 @@ TEST(Options, ProblemsShowHostileValuesSafely) {
   unsetenv("POOLSHIM_NUM_THREADS");
   unsetenv("POOLSHIM_LOG");
   reload_for_testing();
-  EXPECT_NE(err.find("invalid POOLSHIM_NUM_THREADS='777777777777777777777777777777777777777777777777"
-                     "... (4096 bytes)'"), std::string::npos) << err;
+  EXPECT_NE(
+      err.find("invalid POOLSHIM_NUM_THREADS='777777777777777777777777777777777777777777777777"
+               "... (4096 bytes)'"),
+      std::string::npos)
+      << err;
   EXPECT_NE(err.find("invalid POOLSHIM_LOG='\\xff\\xfe\\x0a'"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 2) << err;
   EXPECT_LT(err.size(), 400u);
@@ -121,14 +126,15 @@ TEST(Options, InvalidEnvironmentKeepsDefaults) {
   EXPECT_EQ(o.disabled, 0u);
   EXPECT_EQ(o.group, nullptr);
   const std::string err = problems_text(o);
-  EXPECT_EQ(err,
-            "invalid POOLSHIM_NUM_THREADS='lots' (want a whole number from 1 to 4096); using the "
-            "machine's budget\n"
-            "invalid POOLSHIM_LOG='loud' (want off, warn, info or debug); using off\n"
-            "invalid POOLSHIM_LOG_FILE='x.log' (want an absolute path); logging to stderr\n"
-            "invalid POOLSHIM_DISABLE='everything' (want a comma list of executorch, pthreadpool, "
-            "openmp, all); nothing disabled\n"
-            "invalid POOLSHIM_GROUP='a/b' (want 1 to 64 of A-Z a-z 0-9 _ . -); not joining a group\n");
+  EXPECT_EQ(
+      err,
+      "invalid POOLSHIM_NUM_THREADS='lots' (want a whole number from 1 to 4096); using the "
+      "machine's budget\n"
+      "invalid POOLSHIM_LOG='loud' (want off, warn, info or debug); using off\n"
+      "invalid POOLSHIM_LOG_FILE='x.log' (want an absolute path); logging to stderr\n"
+      "invalid POOLSHIM_DISABLE='everything' (want a comma list of executorch, pthreadpool, "
+      "openmp, all); nothing disabled\n"
+      "invalid POOLSHIM_GROUP='a/b' (want 1 to 64 of A-Z a-z 0-9 _ . -); not joining a group\n");
 }
 
 // config/ cannot log: diag/ writes its lines, once, with the warning prefix, on stderr even with
@@ -178,8 +184,9 @@ TEST(Options, EveryRowIsComplete) {
     EXPECT_EQ(find_option(o.name), &o);
   }
   EXPECT_EQ(find_option("POOLSHIM_NOPE"), nullptr);
-  EXPECT_NE(std::string(find_option("POOLSHIM_NUM_THREADS")->want).find(std::to_string(kMaxThreads)),
-            std::string::npos);
+  EXPECT_NE(
+      std::string(find_option("POOLSHIM_NUM_THREADS")->want).find(std::to_string(kMaxThreads)),
+      std::string::npos);
 }
 
 // The row's parser is the one that runs: each valid value lands in its field.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/pool.h"
+#include "core/size.h"
 
 namespace {
 
@@ -230,7 +231,8 @@ TEST(Pool, NoCallerWaitsForAnotherCallersCall) {
   std::thread ta([] {
     poolshim::core::run_ranges(
         1,
-        [](void*, size_t, size_t, size_t) {
+        [](void*, size_t, size_t begin, poolshim::core::Run& run) {
+          if (!run.take(begin)) return;
           flags[0] = 1;
           while (flags[1].load() == 0) {  // a's call cannot end before b's has
           }

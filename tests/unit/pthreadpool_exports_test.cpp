@@ -11,10 +11,10 @@
 
 namespace {
 
-// The table the shim's surface is defined by (shim/abi/pthreadpool_symbols.def).
+// The table the shim's surface is defined by (shim/symbols/pthreadpool.def).
 const char* const kApi[] = {
 #define X(ident) "pthreadpool_" #ident,
-#include "abi/pthreadpool_symbols.def"
+#include "symbols/pthreadpool.def"
 #undef X
 };
 

@@ -109,27 +109,11 @@ TEST_P(Extra, MatchesTheHeader) {
     for (size_t d = 0; d < 6; ++d)
       if (!(c.tiled & (1u << d))) s.t[d] = 1;
 
-  // Another client's request keeps the one pool at the whole budget (4), so limits 1..3 are
-  // limits within a larger pool, not just the pool's size.
-  pthreadpool_t wide = pthreadpool_create(0);
-  for (size_t threads : {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{4}}) {
-    pthreadpool_t pool = threads ? pthreadpool_create(threads) : nullptr;
-    const size_t limit = pthreadpool_get_threads_count(pool);
-    EXPECT_EQ(limit, threads ? threads : 1);
-    for (const Shape& s : shapes) {
-      SCOPED_TRACE(std::string(c.name) + " threads=" + std::to_string(threads) + " " + s.str());
-      Recorder rec;
-      c.invoke(pool, s, &rec);
-      std::vector<Call> rest = checked_calls(c, s, rec, limit);
-      if (c.dynamic == 0) {
-        expect_serial_reference(c, s, rest, threads <= 1);
-      } else {
-        EXPECT_EQ(check_dynamic(c, s, rest), "");
-      }
-    }
-    if (pool) pthreadpool_destroy(pool);
-  }
-  pthreadpool_destroy(wide);
+  // The pool stays at the whole budget (4), so limits 1..3 are limits within a larger pool.
+  check_threads_and_shapes(c, shapes, {0, 1, 2, 3, 4},
+                           [&](size_t, const Shape& s, const std::vector<Call>& calls) {
+                             EXPECT_EQ(check_dynamic(c, s, calls), "");
+                           });
 }
 
 INSTANTIATE_TEST_SUITE_P(NotInDebian, Extra, ::testing::ValuesIn(kCases), case_name);

@@ -1,14 +1,14 @@
-// The grid walk of shim/abi/pthreadpool_grid.h on its own, with runs of every start and length
+// The grid walk of shim/abi/pthreadpool/grid.h on its own, with runs of every start and length
 // (the pool hands runs [begin, end) of consecutive items to one thread; which runs it hands out
 // depends on the scheduler, so they are enumerated here rather than hoped for):
 //  - Cursor: seek(begin) then next() up to end, and walk(begin, end), give exactly the header's
 //    serial snippet's tiles begin..end-1, for many begins and ends, over 1..6 dimensions and
 //    every tiled/untiled mix; also with ranges and tiles near SIZE_MAX;
-//  - dynamic_run: any partition of the chunks into runs covers every tile exactly once, with
+//  - dynamic_run: any partition of the tiles into runs covers every tile exactly once, with
 //    calls that start on a tile and span whole tiles unless they reach the end of the range.
 #include <gtest/gtest.h>
 
-#include "abi/pthreadpool_grid.h"
+#include "abi/pthreadpool/grid.h"
 #include "pthreadpool_testing.h"
 
 using namespace ptp_test;
@@ -80,13 +80,14 @@ void check_cursor(uint32_t seed, bool huge) {
           if (++i == end) break;
           cur.next(g);
         }
-        // walk(): what a run of the pool does (a tight loop along the last dimension).
+        // walk(): what a run of the pool does (one step of the walk per item it takes).
         std::vector<size_t> got;
         got.reserve((end - begin) * 2 * D);
+        poolshim::core::Run run(begin, end);
         grid::walk<D, kMask>(g, [&](size_t, const size_t* st, const size_t* ct) {
           got.insert(got.end(), st, st + D);
           got.insert(got.end(), ct, ct + D);
-        }, 0, begin, end);
+        }, 0, begin, run);
         ASSERT_EQ(got.size(), (end - begin) * 2 * D) << "walk [" << begin << ", " << end << ")";
         ASSERT_TRUE(std::equal(got.begin(), got.end(), flat.begin() + begin * 2 * D))
             << "walk [" << begin << ", " << end << ")";
@@ -153,8 +154,6 @@ void check_dynamic(uint32_t seed, bool huge) {
     grid::Shape<D> g = make<D>(s);
     if (g.total == 0) continue;
     for (int trial = 0; trial < 6; ++trial) {
-      size_t chunks = 1 + rng() % std::min<size_t>(g.total, 40);
-      grid::Chunking ch(g.total, chunks);
       std::vector<Call> calls;
       auto body = [&](size_t, const size_t* start, const size_t* count) {
         Call c(start, start + D);
@@ -162,14 +161,15 @@ void check_dynamic(uint32_t seed, bool huge) {
         calls.push_back(c);
       };
       std::string runs;
-      for (size_t cb = 0; cb < chunks;) {  // a random partition of the chunks into runs
-        size_t ce = cb + 1 + rng() % (chunks - cb);
-        grid::dynamic_run<D, K>(g, ch, body, 0, cb, ce);
-        runs += "[" + std::to_string(cb) + "," + std::to_string(ce) + ")";
-        cb = ce;
+      for (size_t b = 0; b < g.total;) {  // a random partition of the tiles into runs
+        size_t e = b + 1 + rng() % std::min<size_t>(g.total - b, 40);
+        poolshim::core::Run run(b, e);
+        grid::dynamic_run<D, K>(g, body, 0, b, run);
+        runs += "[" + std::to_string(b) + "," + std::to_string(e) + ")";
+        b = e;
       }
       ASSERT_EQ((check_calls<D, K>(g, calls)), "")
-          << "D=" << D << " K=" << K << " " << s.str() << " chunks=" << chunks << " runs " << runs;
+          << "D=" << D << " K=" << K << " " << s.str() << " runs " << runs;
     }
   }
 }

@@ -13,8 +13,8 @@
 #include <xmmintrin.h>
 #endif
 
-#include "abi/pthreadpool_handle.h"
-#include "core/grants.h"
+#include "abi/pthreadpool/handle.h"
+#include "core/size.h"
 #include "pthreadpool_testing.h"
 
 using namespace ptp_test;

@@ -16,6 +16,7 @@
 
 #include <map>
 
+#include "pthreadpool_cases.h"
 #include "pthreadpool_testing.h"
 
 using namespace ptp_test;
@@ -24,104 +25,8 @@ namespace {
 
 EnvAtLoad g_env("POOLSHIM_NUM_THREADS", "4");
 
-constexpr uint32_t kFlags = PTHREADPOOL_FLAG_YIELD_WORKERS;
 constexpr size_t kMax = SIZE_MAX;
 
-const HeaderCase kCases[] = {
-    // 1-D
-    PTP_CASE(parallelize_1d, 1, 0, 0, -1, -1, &record<S>, r, R(0), kFlags),
-    PTP_CASE(parallelize_1d_with_thread, 1, 0, 0, -1, 0, &record<S, S>, r, R(0), kFlags),
-    PTP_CASE(parallelize_1d_with_uarch, 1, 0, 0, 0, -1, &record<U, S>, r, UA, R(0), kFlags),
-    PTP_CASE(parallelize_1d_tile_1d, 1, 1, 0, -1, -1, &record<S, S>, r, R(0), T(0), kFlags),
-    PTP_CASE(parallelize_1d_tile_1d_dynamic, 1, 1, 1, -1, -1, &record<S, S>, r, R(0), T(0), kFlags),
-    PTP_CASE(parallelize_1d_tile_1d_dynamic_with_thread, 1, 1, 1, -1, 0, &record<U, S, S>, r, R(0),
-         T(0), kFlags),
-    PTP_CASE(parallelize_1d_tile_1d_dynamic_with_uarch_with_thread, 1, 1, 1, 0, 1,
-         &record<U, S, S, S>, r, UA, R(0), T(0), kFlags),
-    // 2-D
-    PTP_CASE(parallelize_2d, 2, 0, 0, -1, -1, &record<S, S>, r, R(0), R(1), kFlags),
-    PTP_CASE(parallelize_2d_with_thread, 2, 0, 0, -1, 0, &record<S, S, S>, r, R(0), R(1), kFlags),
-    PTP_CASE(parallelize_2d_tile_1d, 2, 2, 0, -1, -1, &record<S, S, S>, r, R(0), R(1), T(1), kFlags),
-    PTP_CASE(parallelize_2d_tile_1d_with_uarch, 2, 2, 0, 0, -1, &record<U, S, S, S>, r, UA, R(0), R(1),
-         T(1), kFlags),
-    PTP_CASE(parallelize_2d_tile_1d_with_uarch_with_thread, 2, 2, 0, 0, 1, &record<U, S, S, S, S>, r,
-         UA, R(0), R(1), T(1), kFlags),
-    PTP_CASE(parallelize_2d_tile_1d_dynamic, 2, 2, 1, -1, -1, &record<S, S, S>, r, R(0), R(1), T(1),
-         kFlags),
-    PTP_CASE(parallelize_2d_tile_1d_dynamic_with_thread, 2, 2, 1, -1, 0, &record<U, S, S, S>, r, R(0),
-         R(1), T(1), kFlags),
-    PTP_CASE(parallelize_2d_tile_1d_dynamic_with_uarch_with_thread, 2, 2, 1, 0, 1,
-         &record<U, S, S, S, S>, r, UA, R(0), R(1), T(1), kFlags),
-    PTP_CASE(parallelize_2d_tile_2d, 2, 3, 0, -1, -1, &record<S, S, S, S>, r, R(0), R(1), T(0), T(1),
-         kFlags),
-    PTP_CASE(parallelize_2d_tile_2d_with_uarch, 2, 3, 0, 0, -1, &record<U, S, S, S, S>, r, UA, R(0),
-         R(1), T(0), T(1), kFlags),
-    PTP_CASE(parallelize_2d_tile_2d_dynamic, 2, 3, 2, -1, -1, &record<S, S, S, S>, r, R(0), R(1), T(0),
-         T(1), kFlags),
-    PTP_CASE(parallelize_2d_tile_2d_dynamic_with_uarch, 2, 3, 2, 0, -1, &record<U, S, S, S, S>, r, UA,
-         R(0), R(1), T(0), T(1), kFlags),
-    PTP_CASE(parallelize_2d_tile_2d_dynamic_with_thread, 2, 3, 2, -1, 0, &record<U, S, S, S, S>, r,
-         R(0), R(1), T(0), T(1), kFlags),
-    // 3-D
-    PTP_CASE(parallelize_3d, 3, 0, 0, -1, -1, &record<S, S, S>, r, R(0), R(1), R(2), kFlags),
-    PTP_CASE(parallelize_3d_tile_1d, 3, 4, 0, -1, -1, &record<S, S, S, S>, r, R(0), R(1), R(2), T(2),
-         kFlags),
-    PTP_CASE(parallelize_3d_tile_1d_with_thread, 3, 4, 0, -1, 0, &record<S, S, S, S, S>, r, R(0), R(1),
-         R(2), T(2), kFlags),
-    PTP_CASE(parallelize_3d_tile_1d_with_uarch, 3, 4, 0, 0, -1, &record<U, S, S, S, S>, r, UA, R(0),
-         R(1), R(2), T(2), kFlags),
-    PTP_CASE(parallelize_3d_tile_1d_with_uarch_with_thread, 3, 4, 0, 0, 1, &record<U, S, S, S, S, S>, r,
-         UA, R(0), R(1), R(2), T(2), kFlags),
-    PTP_CASE(parallelize_3d_tile_1d_dynamic, 3, 4, 1, -1, -1, &record<S, S, S, S>, r, R(0), R(1), R(2),
-         T(2), kFlags),
-    PTP_CASE(parallelize_3d_tile_1d_dynamic_with_thread, 3, 4, 1, -1, 0, &record<U, S, S, S, S>, r,
-         R(0), R(1), R(2), T(2), kFlags),
-    PTP_CASE(parallelize_3d_tile_1d_dynamic_with_uarch_with_thread, 3, 4, 1, 0, 1,
-         &record<U, S, S, S, S, S>, r, UA, R(0), R(1), R(2), T(2), kFlags),
-    PTP_CASE(parallelize_3d_tile_2d, 3, 6, 0, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1), R(2), T(1),
-         T(2), kFlags),
-    PTP_CASE(parallelize_3d_tile_2d_with_uarch, 3, 6, 0, 0, -1, &record<U, S, S, S, S, S>, r, UA, R(0),
-         R(1), R(2), T(1), T(2), kFlags),
-    PTP_CASE(parallelize_3d_tile_2d_dynamic, 3, 6, 2, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1),
-         R(2), T(1), T(2), kFlags),
-    PTP_CASE(parallelize_3d_tile_2d_dynamic_with_uarch, 3, 6, 2, 0, -1, &record<U, S, S, S, S, S>, r,
-         UA, R(0), R(1), R(2), T(1), T(2), kFlags),
-    PTP_CASE(parallelize_3d_tile_2d_dynamic_with_thread, 3, 6, 2, -1, 0, &record<U, S, S, S, S, S>, r,
-         R(0), R(1), R(2), T(1), T(2), kFlags),
-    // 4-D to 6-D
-    PTP_CASE(parallelize_4d, 4, 0, 0, -1, -1, &record<S, S, S, S>, r, R(0), R(1), R(2), R(3), kFlags),
-    PTP_CASE(parallelize_4d_tile_1d, 4, 8, 0, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1), R(2), R(3),
-         T(3), kFlags),
-    PTP_CASE(parallelize_4d_tile_2d, 4, 12, 0, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1), R(2),
-         R(3), T(2), T(3), kFlags),
-    PTP_CASE(parallelize_4d_tile_2d_with_uarch, 4, 12, 0, 0, -1, &record<U, S, S, S, S, S, S>, r, UA,
-         R(0), R(1), R(2), R(3), T(2), T(3), kFlags),
-    PTP_CASE(parallelize_4d_tile_2d_dynamic, 4, 12, 2, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1),
-         R(2), R(3), T(2), T(3), kFlags),
-    PTP_CASE(parallelize_4d_tile_2d_dynamic_with_uarch, 4, 12, 2, 0, -1, &record<U, S, S, S, S, S, S>,
-         r, UA, R(0), R(1), R(2), R(3), T(2), T(3), kFlags),
-    PTP_CASE(parallelize_5d, 5, 0, 0, -1, -1, &record<S, S, S, S, S>, r, R(0), R(1), R(2), R(3), R(4),
-         kFlags),
-    PTP_CASE(parallelize_5d_tile_1d, 5, 16, 0, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1), R(2),
-         R(3), R(4), T(4), kFlags),
-    PTP_CASE(parallelize_5d_tile_2d, 5, 24, 0, -1, -1, &record<S, S, S, S, S, S, S>, r, R(0), R(1),
-         R(2), R(3), R(4), T(3), T(4), kFlags),
-    PTP_CASE(parallelize_6d, 6, 0, 0, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1), R(2), R(3),
-         R(4), R(5), kFlags),
-    PTP_CASE(parallelize_6d_tile_1d, 6, 32, 0, -1, -1, &record<S, S, S, S, S, S, S>, r, R(0), R(1),
-         R(2), R(3), R(4), R(5), T(5), kFlags),
-    PTP_CASE(parallelize_6d_tile_2d, 6, 48, 0, -1, -1, &record<S, S, S, S, S, S, S, S>, r, R(0), R(1),
-         R(2), R(3), R(4), R(5), T(4), T(5), kFlags),
-    // compute_* (every dimension of the *_tiled ones is tiled)
-    PTP_CASE(compute_1d, 1, 0, 0, -1, -1, &record<S>, r, R(0)),
-    PTP_CASE(compute_1d_tiled, 1, 1, 0, -1, -1, &record<S, S>, r, R(0), T(0)),
-    PTP_CASE(compute_2d, 2, 0, 0, -1, -1, &record<S, S>, r, R(0), R(1)),
-    PTP_CASE(compute_2d_tiled, 2, 3, 0, -1, -1, &record<S, S, S, S>, r, R(0), R(1), T(0), T(1)),
-    PTP_CASE(compute_3d_tiled, 3, 7, 0, -1, -1, &record<S, S, S, S, S, S>, r, R(0), R(1), R(2), T(0),
-         T(1), T(2)),
-    PTP_CASE(compute_4d_tiled, 4, 15, 0, -1, -1, &record<S, S, S, S, S, S, S, S>, r, R(0), R(1), R(2),
-         R(3), T(0), T(1), T(2), T(3)),
-};
 
 // Ranges and tiles near SIZE_MAX: every (range, tile) pair below gives 1 to 4 tiles.
 const size_t kHugeRanges[] = {kMax,          kMax - 1,     kMax - 2,           kMax / 2,
@@ -209,28 +114,14 @@ TEST_P(Overflow, MatchesTheSerialReferenceNearSizeMax) {
   for (const char* p = c.name; *p; ++p) seed = seed * 131 + static_cast<uint8_t>(*p);
   const auto shapes = huge_shapes(c, 12, seed);
 
-  pthreadpool_t wide = pthreadpool_create(0);  // keeps the one pool at the budget (4)
-  for (size_t threads : {size_t{0}, size_t{1}, size_t{2}, size_t{4}}) {
-    pthreadpool_t pool = threads ? pthreadpool_create(threads) : nullptr;
-    const size_t limit = pthreadpool_get_threads_count(pool);
-    for (const Shape& s : shapes) {
-      SCOPED_TRACE(std::string(c.name) + " threads=" + std::to_string(threads) + " " + s.str());
-      Recorder rec;
-      c.invoke(pool, s, &rec);
-      std::vector<Call> rest = checked_calls(c, s, rec, limit);
-      if (c.dynamic == 0) {
-        expect_serial_reference(c, s, rest, threads <= 1);
-      } else {
-        EXPECT_EQ(check_dynamic(c, s, rest), "");
-        if (threads <= 1) EXPECT_EQ(rest.size(), minimal_serial_calls(c, s));
-      }
-    }
-    if (pool) pthreadpool_destroy(pool);
-  }
-  pthreadpool_destroy(wide);
+  check_threads_and_shapes(c, shapes, {0, 1, 2, 4},
+                           [&](size_t threads, const Shape& s, const std::vector<Call>& calls) {
+                             EXPECT_EQ(check_dynamic(c, s, calls), "");
+                             if (threads <= 1) EXPECT_EQ(calls.size(), minimal_serial_calls(c, s));
+                           });
 }
 
-INSTANTIATE_TEST_SUITE_P(AllShapes, Overflow, ::testing::ValuesIn(kCases), case_name);
+INSTANTIATE_TEST_SUITE_P(AllShapes, Overflow, ::testing::ValuesIn(kAllCases), case_name);
 
 // The case of issue 9, literally: the range is [0, SIZE_MAX), 3 tiles (SIZE_MAX is odd).
 TEST(OverflowRegression, OneDimDynamicHalfRangeTile) {
@@ -241,7 +132,7 @@ TEST(OverflowRegression, OneDimDynamicHalfRangeTile) {
   for (size_t threads : {size_t{1}, size_t{2}, size_t{4}}) {
     pthreadpool_t pool = pthreadpool_create(threads);
     r.clear();
-    pthreadpool_parallelize_1d_tile_1d_dynamic(pool, &record<S, S>, &r, kMax, kMax / 2, kFlags);
+    pthreadpool_parallelize_1d_tile_1d_dynamic(pool, &record<S, S>, &r, kMax, kMax / 2, kCaseFlags);
     std::vector<Call> calls = r.sorted();
     size_t covered = 0;  // the calls tile [0, SIZE_MAX) end to end
     for (const Call& call : calls) {
@@ -260,10 +151,10 @@ TEST(OverflowRegression, TooManyCellsRunNothing) {
   pthreadpool_t pool = pthreadpool_create(2);
   for (pthreadpool_t p : {static_cast<pthreadpool_t>(nullptr), pool}) {
     Recorder r;
-    pthreadpool_parallelize_2d(p, &record<S, S>, &r, size_t{1} << 33, size_t{1} << 31, kFlags);
+    pthreadpool_parallelize_2d(p, &record<S, S>, &r, size_t{1} << 33, size_t{1} << 31, kCaseFlags);
     pthreadpool_parallelize_3d_tile_2d(p, &record<S, S, S, S, S>, &r, size_t{1} << 40, 1 << 20,
-                                       1 << 20, 1, 1, kFlags);
-    pthreadpool_parallelize_2d_tile_1d_dynamic(p, &record<S, S, S>, &r, kMax, kMax, 1, kFlags);
+                                       1 << 20, 1, 1, kCaseFlags);
+    pthreadpool_parallelize_2d_tile_1d_dynamic(p, &record<S, S, S>, &r, kMax, kMax, 1, kCaseFlags);
     EXPECT_TRUE(r.calls.empty());
   }
   pthreadpool_destroy(pool);

@@ -3,8 +3,8 @@
 // the shim reads it.)
 #include <gtest/gtest.h>
 
-#include "abi/pthreadpool_handle.h"
-#include "core/grants.h"
+#include "abi/pthreadpool/handle.h"
+#include "core/size.h"
 #include "pthreadpool_testing.h"
 
 using namespace ptp_test;

@@ -12,12 +12,13 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <mutex>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "abi/pthreadpool_api.h"
+#include "abi/pthreadpool/api.h"
 
 namespace ptp_test {
 
@@ -27,7 +28,11 @@ using Call = std::vector<size_t>;
 struct Recorder {
   std::mutex mutex;
   std::vector<Call> calls;
+  // Runs first in every call of the task, on the task's thread, outside the lock (a test may
+  // block in it).
+  std::function<void(const Call&)> on_call;
   void add(Call c) {
+    if (on_call) on_call(c);
     std::lock_guard<std::mutex> lock(mutex);
     calls.push_back(std::move(c));
   }
@@ -186,6 +191,35 @@ inline void expect_serial_reference(const HeaderCase& c, const Shape& s, std::ve
     std::sort(ref.begin(), ref.end());
   }
   EXPECT_EQ(rest, ref);
+}
+
+// The threads x shapes loop of the pthreadpool suites: case c on every shape, on a NULL pool
+// (threads 0) and on a handle of each other thread count, while another client's handle keeps the
+// one pool at the whole budget (so a handle's limit is a limit within a larger pool). Every call
+// is checked (checked_calls); a static case must give the serial reference's calls, a dynamic one
+// goes to check_dynamic(threads, shape, calls), the suite's own check.
+template <typename CheckDynamic>
+void check_threads_and_shapes(const HeaderCase& c, const std::vector<Shape>& shapes,
+                              std::initializer_list<size_t> thread_counts, CheckDynamic check_dynamic) {
+  pthreadpool_t wide = pthreadpool_create(0);
+  for (size_t threads : thread_counts) {
+    pthreadpool_t pool = threads ? pthreadpool_create(threads) : nullptr;
+    const size_t limit = pthreadpool_get_threads_count(pool);
+    EXPECT_EQ(limit, threads ? threads : 1);
+    for (const Shape& s : shapes) {
+      SCOPED_TRACE(std::string(c.name) + " threads=" + std::to_string(threads) + " " + s.str());
+      Recorder rec;
+      c.invoke(pool, s, &rec);
+      std::vector<Call> rest = checked_calls(c, s, rec, limit);
+      if (c.dynamic == 0) {
+        expect_serial_reference(c, s, rest, threads <= 1);
+      } else {
+        check_dynamic(threads, s, rest);
+      }
+    }
+    if (pool) pthreadpool_destroy(pool);
+  }
+  pthreadpool_destroy(wide);
 }
 
 // For INSTANTIATE_TEST_SUITE_P: a case's name without the "pthreadpool_" prefix.

@@ -114,7 +114,7 @@ void loop_end(bool barrier);
 WorkShare* preset_loop(int sched, long start, long end, long incr, long chunk);
 void ordered_start();
 
-// The native entry point for a row of openmp_symbols.def, nullptr when the row has none (it
+// The native entry point for a row of symbols/openmp.def, nullptr when the row has none (it
 // then forwards to libgomp even with POOLSHIM_OPENMP=shim: docs/openmp.md lists which).
 void* lookup(const char* name, const char* version);
 

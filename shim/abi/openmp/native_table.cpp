@@ -1,4 +1,4 @@
-// Which rows of openmp_symbols.def the native runtime implements (POOLSHIM_OPENMP=shim), and
+// Which rows of symbols/openmp.def the native runtime implements (POOLSHIM_OPENMP=shim), and
 // with which function. Every other row forwards to libgomp in both modes: the omp_* functions
 // that do not depend on the team (locks, clocks, devices, allocators, ...) are right there; the
 // team-dependent rows listed as "not native" in docs/openmp.md are not, inside a native region.

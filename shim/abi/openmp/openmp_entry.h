@@ -1,4 +1,4 @@
-// One exported OpenMP entry point (a row of openmp_symbols.def) and where its calls go.
+// One exported OpenMP entry point (a row of symbols/openmp.def) and where its calls go.
 //
 // Each row has an exported trampoline (openmp_trampolines.cpp) and one Entry (openmp_forward.cpp).
 // The trampoline knows no signature: it jumps to entry.target with every argument register as

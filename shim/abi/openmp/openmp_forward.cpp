@@ -77,12 +77,12 @@ void* real_function(const char* name, const char* version) {
 #define POOLSHIM_OMP_ENTRY(name, tag, version, binding) \
   extern "C" Entry psomp_e_##name##_##tag;              \
   Entry psomp_e_##name##_##tag = {{nullptr}, #name, version};
-#include "abi/openmp/openmp_symbols.def"
+#include "symbols/openmp.def"
 #undef POOLSHIM_OMP_ENTRY
 
 Entry* const kEntries[] = {
 #define POOLSHIM_OMP_ENTRY(name, tag, version, binding) &psomp_e_##name##_##tag,
-#include "abi/openmp/openmp_symbols.def"
+#include "symbols/openmp.def"
 #undef POOLSHIM_OMP_ENTRY
 };
 const size_t kEntryCount = sizeof kEntries / sizeof kEntries[0];

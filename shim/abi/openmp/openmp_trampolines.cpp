@@ -1,4 +1,4 @@
-// The exported OpenMP entry points: one assembly trampoline per row of openmp_symbols.def, bound
+// The exported OpenMP entry points: one assembly trampoline per row of symbols/openmp.def, bound
 // to the row's name and version with .symver (psomp_t_<name>_<tag> becomes name@@version or
 // name@version; the version script's local: * keeps the psomp_t_ names themselves hidden, as
 // libgomp does for its own versioned aliases).
@@ -33,7 +33,7 @@
       "  jmp psomp_slow_path\n"                                             \
       ".size psomp_t_" #name "_" #tag ", .-psomp_t_" #name "_" #tag "\n"    \
       ".symver psomp_t_" #name "_" #tag ", " #name binding version "\n");
-#include "abi/openmp/openmp_symbols.def"
+#include "symbols/openmp.def"
 #undef POOLSHIM_OMP_ENTRY
 
 // The slow path, once per row: save the six integer argument registers, rax (a variadic call's

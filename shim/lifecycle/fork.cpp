@@ -1,0 +1,88 @@
+// The process-wide fork handlers (see fork.h and docs/design.md, "Fork").
+#include "lifecycle/fork.h"
+
+#include <pthread.h>
+
+#include "abi/executorch/forward.h"
+#include "abi/pthreadpool/handle.h"
+#include "abi/pthreadpool/passthrough.h"
+#include "core/size.h"
+#include "core/pool.h"
+#include "core/team.h"
+#include "diag/caller.h"
+#include "reach/registry.h"
+
+namespace poolshim::lifecycle {
+namespace {
+
+// ONE line per participant, in prepare order. The order is "outer before inner": a participant
+// whose lock holder may go on to take another participant's lock comes first, so prepare never
+// waits for a lock while holding one that the lock's current holder needs.
+//  - the ExecuTorch forwarding cache: its holder reads the module registry (reach/) and logs;
+//  - the handle table: its holder takes nothing else (create/destroy call grants after unlocking);
+//  - the size requests (grants): its holder calls core::request_size(), lock-free;
+//  - the pool: its hooks are the scheduler's (core/pool.cpp); they must not wait for tasks, since
+//    no lock of the shim is held while a task runs (pool.h) and tasks may call any surface;
+//  - the registry, the caller cache, the passthrough table: leaves (their holders take nothing);
+//  - the OpenMP gangs (core/team.cpp): lock-free, nothing to take; the child forgets them.
+// Not taken in prepare, on purpose:
+//  - each pthreadpool handle's exec_mutex (abi/pthreadpool/executor.cpp): it is held for the
+//    whole of a call on a client executor, across client code that may itself fork; the handle
+//    table's child hook re-initialises every one of them (their call cannot continue in the
+//    child: its executor's threads are gone);
+//  - an executor call's job mutex (abi/pthreadpool/executor.cpp): per call, on the heap, only
+//    used by that call's participants, none of which exists in the child;
+//  - pthread_once controls (options, log sink, engine, passthrough, ExecuTorch negotiation and
+//    handle, budget, busy mode): glibc restarts a once routine that a fork interrupted
+//    (base/first_use.h; tests/unit/first_use_test.cpp checks it).
+const ForkParticipant kParticipants[] = {
+    {"abi/executorch/forward.cpp", abi::forward_atfork_prepare, abi::forward_atfork_parent,
+     abi::forward_atfork_child},
+    {"abi/pthreadpool/handle.cpp", abi::ptp::handles_atfork_prepare,
+     abi::ptp::handles_atfork_parent, abi::ptp::handles_atfork_child},
+    {"core/size.cpp", core::grants_atfork_prepare, core::grants_atfork_parent,
+     core::grants_atfork_child},
+    {"core/pool.cpp", core::pool_atfork_prepare, core::pool_atfork_parent, core::pool_atfork_child},
+    {"reach/registry.cpp", reach::registry_atfork_prepare, reach::registry_atfork_parent,
+     reach::registry_atfork_child},
+    {"diag/caller.cpp", diag::caller_atfork_prepare, diag::caller_atfork_parent,
+     diag::caller_atfork_child},
+    {"abi/pthreadpool/passthrough.cpp", abi::ptp::passthrough::passthrough_atfork_prepare,
+     abi::ptp::passthrough::passthrough_atfork_parent,
+     abi::ptp::passthrough::passthrough_atfork_child},
+    {"abi/pthreadpool/executor.cpp", nullptr, nullptr,
+     nullptr},  // see above: handle table's child hook
+    {"core/workers.cpp", nullptr, nullptr,
+     nullptr},  // through core/pool.cpp's hooks (workers::atfork_*)
+    {"core/team.cpp", core::team::atfork_prepare, core::team::atfork_parent,
+     core::team::atfork_child},
+};
+constexpr size_t kCount = sizeof kParticipants / sizeof kParticipants[0];
+
+void prepare() {
+  for (size_t i = 0; i < kCount; ++i)
+    if (kParticipants[i].prepare) kParticipants[i].prepare();
+}
+void parent() {
+  for (size_t i = kCount; i-- > 0;)
+    if (kParticipants[i].parent) kParticipants[i].parent();
+}
+void child() {
+  for (size_t i = kCount; i-- > 0;)
+    if (kParticipants[i].child) kParticipants[i].child();
+}
+
+// At load time, before any constructor or caller of the shim can take one of the locks above
+// (priority 101: first among the shim's own constructors). Nothing else: no thread, no output.
+__attribute__((constructor(101))) void register_fork_handlers() {
+  pthread_atfork(prepare, parent, child);
+}
+
+}  // namespace
+
+const ForkParticipant* fork_participants(size_t* count) {
+  if (count) *count = kCount;
+  return kParticipants;
+}
+
+}  // namespace poolshim::lifecycle

@@ -1,0 +1,77 @@
+// The other runtimes' table and their load-time report lines (see runtimes.h).
+#include "report/runtimes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <atomic>
+
+#include "config/options.h"
+#include "diag/log.h"
+#include "reach/query.h"
+
+namespace poolshim::report {
+namespace {
+
+// Order matters only for prefixes of one another (none today). libiomp5 / libomp are LLVM's and
+// Intel's OpenMP; MKL's threading layers load one of them too.
+const Runtime kRuntimes[] = {
+    {"libgomp", "OpenMP (GNU libgomp)", "OMP_NUM_THREADS"},
+    {"libiomp5", "OpenMP (Intel libiomp5)", "OMP_NUM_THREADS"},
+    {"libomp", "OpenMP (LLVM libomp)", "OMP_NUM_THREADS"},
+    {"libopenblas", "OpenBLAS", "OPENBLAS_NUM_THREADS"},
+    {"libscipy_openblas", "OpenBLAS (numpy/scipy wheels)", "OPENBLAS_NUM_THREADS"},
+    {"libmkl_", "Intel MKL", "MKL_NUM_THREADS"},
+    {"libtbb", "oneTBB", "TBB's global_control (no variable; follows the affinity mask)"},
+    {nullptr, nullptr, nullptr},
+};
+
+// One flag per judged module (reach::judged_module's index): each is reported at most once.
+std::atomic<bool> g_runtime_reported[reach::kMaxJudged];
+
+}  // namespace
+
+const Runtime* runtime_table() { return kRuntimes; }
+
+const Runtime* runtime_of(const char* path) {
+  if (path == nullptr) return nullptr;
+  const char* base = strrchr(path, '/');
+  base = base != nullptr ? base + 1 : path;
+  for (const Runtime* r = kRuntimes; r->prefix != nullptr; ++r) {
+    size_t n = strlen(r->prefix);
+    if (strncmp(base, r->prefix, n) != 0) continue;
+    // "libgomp.so.1", "libgomp-a34b3233.so.1"; not "libgompx.so".
+    char next = base[n];
+    if (r->prefix[n - 1] == '_' || next == '.' || next == '-' || (next >= '0' && next <= '9'))
+      return r;
+  }
+  return nullptr;
+}
+
+void report_runtimes_once() {
+  if (!diag::log_enabled(diag::LogLevel::info)) return;
+  size_t n = reach::judged_count();
+  reach::JudgedModule rec;
+  for (size_t i = 0; i < n && i < reach::kMaxJudged; ++i) {
+    if (!reach::judged_module(i, &rec) || rec.path == nullptr) continue;
+    const Runtime* rt = runtime_of(rec.path);
+    if (rt == nullptr || g_runtime_reported[i].exchange(true, std::memory_order_acq_rel)) continue;
+    // The variable is read here only to show it; the shim itself never acts on it.
+    const char* value =
+        strchr(rt->env_var, ' ') == nullptr ? config::raw_value(rt->env_var) : nullptr;
+    if (strchr(rt->env_var, ' ') != nullptr)
+      diag::log(diag::LogLevel::info,
+                "module %s: %s keeps its own thread pool beside the shared one (not merged); "
+                "bounded by %s",
+                rec.path, rt->name, rt->env_var);
+    else
+      diag::log(diag::LogLevel::info,
+                "module %s: %s keeps its own thread pool beside the shared one (not merged); "
+                "bounded by %s (%s%s)",
+                rec.path, rt->name, rt->env_var,
+                value != nullptr ? "=" : "unset: one thread per CPU",
+                value != nullptr ? value : "");
+  }
+}
+
+}  // namespace poolshim::report
