@@ -3,7 +3,9 @@
 // MultiThreadPoolWorkStealing tests, written for poolshim). The blocked item is the first one, a
 // middle item of the caller's lane, the last item of the caller's lane, and the last item of the
 // call; at 2 and at 4 threads; for every parallelize_* and compute_* function, the native API,
-// the core's own run() and ExecuTorch's ThreadPool::run.
+// the core's own run() and ExecuTorch's ThreadPool::run. Built twice: linked with the shim's
+// objects (unit.progress.*), and as a program linked to Debian's libpthreadpool that only the
+// preloaded shim completes (unit.progress_preload: tests/unit/CMakeLists.txt).
 //
 // A blocked item gives up after kPatience (the test then fails instead of hanging): with the
 // scheduler of b04732c, which ran a claimed run of items on its claimer only, the items behind the
@@ -21,6 +23,16 @@
 #include "poolshim/poolshim.h"
 #include "pthreadpool_cases.h"
 #include "threadpool.h"
+
+// The preload build links Debian's libpthreadpool, which has 30 of the 58 functions: every one is
+// declared weak, so the program links, and the preloaded shim defines them all at run time.
+#ifdef POOLSHIM_PROGRESS_PRELOAD
+#define POOLSHIM_PRAGMA(x) _Pragma(#x)
+#define X(ident) POOLSHIM_PRAGMA(weak pthreadpool_##ident)
+#include "symbols/pthreadpool.def"
+#undef X
+#pragma weak poolshim_parallelize_1d
+#endif
 
 using namespace ptp_test;
 
@@ -107,6 +119,7 @@ class Progress : public ::testing::TestWithParam<HeaderCase> {};
 
 TEST_P(Progress, BlockedItemHoldsNoOtherItemHostage) {
   const HeaderCase& c = GetParam();
+  ASSERT_NE(&poolshim_parallelize_1d, nullptr) << "the shim is not loaded";
   const Shape s = shape_for(c.dims);
   const size_t n = std::accumulate(s.r, s.r + c.dims, size_t{1}, std::multiplies<size_t>());
   for (size_t threads : {size_t{2}, size_t{4}}) {
@@ -149,6 +162,7 @@ TEST(ProgressSurfaces, NativeApi) {
   }
 }
 
+#ifndef POOLSHIM_PROGRESS_PRELOAD  // the core's API is internal, ExecuTorch's is C++: linked only
 TEST(ProgressSurfaces, CoreRun) {
   for (size_t threads : {size_t{2}, size_t{4}}) {
     expect_progress("core::run", threads, [&](size_t n, Blocker& b) {
@@ -166,5 +180,6 @@ TEST(ProgressSurfaces, ExecuTorchRun) {
   expect_progress("ThreadPool::run", 4,
                   [&](size_t n, Blocker& b) { pool->run([&b](size_t i) { b.cover({i}); }, n); });
 }
+#endif  // POOLSHIM_PROGRESS_PRELOAD
 
 }  // namespace
