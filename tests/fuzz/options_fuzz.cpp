@@ -1,7 +1,7 @@
 // libFuzzer target: the option parsers (shim/config/parse.cpp) and the way a warning shows a
 // hostile value. Input: any bytes, used as one NUL-terminated value. Checks the parsers' contract
-// besides "no crash": an accepted budget is digits only, 1..4096; a mask has only known bits; a
-// shown value is NUL-terminated inside its buffer and holds printable ASCII only.
+// besides "no crash": an accepted budget is digits only, 1..4096; a mask has only the known
+// surface bits (kSurfaceAll); a shown value is NUL-terminated inside its buffer and holds printable ASCII only.
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (parse_log_level(v, &level) && (static_cast<int>(level) < 0 || static_cast<int>(level) > 3))
     abort();
   unsigned mask = 0;
-  if (parse_disable(v, &mask) && (mask & ~3u) != 0) abort();
+  if (parse_disable(v, &mask) && (mask & ~kSurfaceAll) != 0) abort();
   if (parse_log_file(v) && v[0] != '/') abort();
 
   // Every buffer size, the tiny ones included: exactly sized heap copies let ASan see overruns.
