@@ -1,7 +1,8 @@
 // libFuzzer target: the option parsers (shim/config/parse.cpp) and the way a warning shows a
 // hostile value. Input: any bytes, used as one NUL-terminated value. Checks the parsers' contract
 // besides "no crash": an accepted budget is digits only, 1..4096; a mask has only the known
-// surface bits (kSurfaceAll); a shown value is NUL-terminated inside its buffer and holds printable ASCII only.
+// surface bits (kSurfaceAll); a shown value is NUL-terminated inside its buffer and holds printable
+// ASCII only.
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
