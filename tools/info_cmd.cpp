@@ -126,13 +126,17 @@ int info_here(bool json) {
                     {"cgroup_cpus", b.cgroup_cpus},
                     {"cgroup_detail", b.cgroup_detail},
                     {"online_cpus", b.online_cpus}};
-    j["topology"] = {{"available", t.available}, {"packages", t.packages}, {"cores", t.cores},
-                     {"logical", t.logical}, {"detail", t.detail}};
+    j["topology"] = {{"available", t.available},
+                     {"packages", t.packages},
+                     {"cores", t.cores},
+                     {"logical", t.logical},
+                     {"detail", t.detail}};
     Json settings = Json::object();
     for (size_t i = 0; i < config::kOptionCount; ++i) {
       const config::Option& o = config::option_table()[i];
       const char* raw = config::raw_value(o.name);
-      settings[o.name] = {{"value", raw != nullptr ? Json(raw) : Json(nullptr)}, {"default", o.default_text}};
+      settings[o.name] = {{"value", raw != nullptr ? Json(raw) : Json(nullptr)},
+                          {"default", o.default_text}};
     }
     j["settings"] = settings;
     j["secure_execution"] = opt.secure;
@@ -143,7 +147,8 @@ int info_here(bool json) {
     j["pool"] = {{"engine", "poolshim's own workers"},
                  {"max_workers", b.threads > 0 ? b.threads - 1 : 0},
                  {"started", "on the first parallel call"}};
-    j["passthrough_engine"] = {{"soname", "libpthreadpool.so.0"}, {"usable", engine.usable},
+    j["passthrough_engine"] = {{"soname", "libpthreadpool.so.0"},
+                               {"usable", engine.usable},
                                {"path", engine.usable ? Json(engine.path) : Json(nullptr)},
                                {"error", engine.usable ? Json(nullptr) : Json(engine.error)}};
     print_json(j);
@@ -156,15 +161,17 @@ int info_here(bool json) {
   printf("  affinity mask: %s CPUs\n", count_or(b.affinity_cpus, "(unreadable)").c_str());
   printf("  cgroup quota:  %s (%s)\n", count_or(b.cgroup_cpus, "no limit").c_str(),
          b.cgroup_detail[0] != '\0' ? b.cgroup_detail : "no detail");
-  printf("  online CPUs:   %s (used only when the affinity mask is unreadable)\n", count_or(b.online_cpus, "(unknown)").c_str());
+  printf("  online CPUs:   %s (used only when the affinity mask is unreadable)\n",
+         count_or(b.online_cpus, "(unknown)").c_str());
   if (t.available)
     printf("topology: %zu package%s, %zu core%s, %zu logical processor%s (%s)\n", t.packages,
-           t.packages == 1 ? "" : "s", t.cores, t.cores == 1 ? "" : "s", t.logical, t.logical == 1 ? "" : "s",
-           t.detail);
+           t.packages == 1 ? "" : "s", t.cores, t.cores == 1 ? "" : "s", t.logical,
+           t.logical == 1 ? "" : "s", t.detail);
   else
     printf("topology: unavailable (%s)\n", t.detail);
 
-  printf("settings%s:\n", opt.secure ? " (secure-execution mode: the environment is not read)" : "");
+  printf("settings%s:\n",
+         opt.secure ? " (secure-execution mode: the environment is not read)" : "");
   for (size_t i = 0; i < config::kOptionCount; ++i) {
     const config::Option& o = config::option_table()[i];
     const char* raw = config::raw_value(o.name);
@@ -183,9 +190,10 @@ int info_here(bool json) {
       printf("group: %s (name too long for a ledger path)\n", opt.group);
     else if (budget::group::peek(path, &busy, &members, &creator, why, sizeof why, shares,
                                  budget::group::kMaxMembers, &n)) {
-      printf("group: %s, ledger %s: %zu live member%s, %ld thread%s busy; each member bounds the "
-             "group by its own budget (creator's: %zu)\n", opt.group, path, members,
-             members == 1 ? "" : "s", busy, busy == 1 ? "" : "s", creator);
+      printf(
+          "group: %s, ledger %s: %zu live member%s, %ld thread%s busy; each member bounds the "
+          "group by its own budget (creator's: %zu)\n",
+          opt.group, path, members, members == 1 ? "" : "s", busy, busy == 1 ? "" : "s", creator);
       for (size_t i = 0; i < n; ++i)
         printf("  member pid %d: %ld busy\n", shares[i].pid, shares[i].busy);
     } else
@@ -193,14 +201,17 @@ int info_here(bool json) {
   } else {
     printf("group: none (the budget is this process's own; POOLSHIM_GROUP shares it)\n");
   }
-  printf("pool: poolshim's own workers, the caller plus up to %zu worker thread%s, started on the "
-         "first parallel call (a process that cannot start one says so and runs serially)\n",
-         b.threads > 0 ? b.threads - 1 : 0, b.threads == 2 ? "" : "s");
+  printf(
+      "pool: poolshim's own workers, the caller plus up to %zu worker thread%s, started on the "
+      "first parallel call (a process that cannot start one says so and runs serially)\n",
+      b.threads > 0 ? b.threads - 1 : 0, b.threads == 2 ? "" : "s");
   if (engine.usable)
     printf("passthrough engine (POOLSHIM_DISABLE=pthreadpool): %s (usable)\n", engine.path.c_str());
   else
-    printf("passthrough engine (POOLSHIM_DISABLE=pthreadpool): libpthreadpool.so.0 unusable (%s); "
-           "such calls would run serially\n", engine.error.c_str());
+    printf(
+        "passthrough engine (POOLSHIM_DISABLE=pthreadpool): libpthreadpool.so.0 unusable (%s); "
+        "such calls would run serially\n",
+        engine.error.c_str());
   printf("library: %s\n", lib.empty() ? "not found next to this command" : lib.c_str());
   printf("version: %s\n", POOLSHIM_VERSION_STRING);
   return kExitOk;
@@ -226,7 +237,8 @@ int info_pid(long pid, bool json) {
   std::string shim;
   std::vector<LoadedRuntime> runtimes;
   for (const Mapping& m : maps) {
-    if (const report::Runtime* rt = report::runtime_of(m.path.c_str())) runtimes.push_back({m.path, rt});
+    if (const report::Runtime* rt = report::runtime_of(m.path.c_str()))
+      runtimes.push_back({m.path, rt});
     if (!shim.empty()) continue;
     // libpoolshim is the module that exports the poolshim C API (whatever its file name).
     std::string source = proc.readable_source(m);
@@ -245,7 +257,8 @@ int info_pid(long pid, bool json) {
   std::vector<EnvRow> env;
   std::vector<std::string> names;
   for (size_t i = 0; i < config::kOptionCount; ++i) names.push_back(config::option_table()[i].name);
-  for (const char* v : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "LD_PRELOAD"}) names.push_back(v);
+  for (const char* v : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "LD_PRELOAD"})
+    names.push_back(v);
   for (const std::string& n : names) {
     EnvRow row{n, "", false, false};
     row.set = proc.env(n.c_str(), &row.value, &row.readable);
@@ -262,33 +275,44 @@ int info_pid(long pid, bool json) {
     j["shim_path"] = shim;
     j["threads"] = threads;
     Json e = Json::object();
-    for (const EnvRow& r : env) e[r.name] = !r.readable ? Json("unreadable") : r.set ? Json(r.value) : Json(nullptr);
+    for (const EnvRow& r : env)
+      e[r.name] = !r.readable ? Json("unreadable") : r.set ? Json(r.value) : Json(nullptr);
     j["environment"] = e;
     Json rts = Json::array();
     for (const LoadedRuntime& r : runtimes)
-      rts.push_back({{"path", r.path}, {"name", r.runtime->name}, {"env_var", r.runtime->env_var}, {"merged", false}});
+      rts.push_back({{"path", r.path},
+                     {"name", r.runtime->name},
+                     {"env_var", r.runtime->env_var},
+                     {"merged", false}});
     j["other_runtimes"] = rts;
     print_json(j);
   } else {
     printf("process %ld: %s\n", pid, printable(proc.exe()).c_str());
     if (shim.empty())
-      printf("libpoolshim: NOT loaded (its pools are its own; run it with `poolshim run` to merge them)\n");
+      printf(
+          "libpoolshim: NOT loaded (its pools are its own; run it with `poolshim run` to merge "
+          "them)\n");
     else
       printf("libpoolshim: loaded (%s)\n", printable(shim).c_str());
     printf("threads: %zu\n", threads);
     printf("environment:\n");
     for (const EnvRow& r : env)
-      printf("  %-22s %s\n", r.name.c_str(), !r.readable ? "(not readable)" : r.set ? printable(r.value).c_str() : "(unset)");
+      printf("  %-22s %s\n", r.name.c_str(),
+             !r.readable ? "(not readable)"
+             : r.set     ? printable(r.value).c_str()
+                         : "(unset)");
     if (runtimes.empty()) {
       printf("other runtimes' pools: none loaded\n");
     } else {
       printf("other runtimes' pools (not merged; each bounded by its own variable):\n");
       for (const LoadedRuntime& r : runtimes)
-        printf("  %s: %s, bounded by %s\n", printable(r.path).c_str(), r.runtime->name, r.runtime->env_var);
+        printf("  %s: %s, bounded by %s\n", printable(r.path).c_str(), r.runtime->name,
+               r.runtime->env_var);
     }
   }
   if (!alive) {
-    fprintf(stderr, "poolshim info: process %ld exited while it was read; the answer is incomplete\n", pid);
+    fprintf(stderr,
+            "poolshim info: process %ld exited while it was read; the answer is incomplete\n", pid);
     return kExitUsage;
   }
   return kExitOk;
@@ -311,18 +335,23 @@ int info_main(int argc, char** argv) {
       case 'P': pools = true; break;
       case 'p':
         if (!parse_pid(optarg, &pid)) {
-          fprintf(stderr, "poolshim info: --pid wants a process id, not '%s'\n(see poolshim info --help)\n", optarg);
+          fprintf(stderr,
+                  "poolshim info: --pid wants a process id, not '%s'\n(see poolshim info --help)\n",
+                  optarg);
           return kExitUsage;
         }
         break;
       case 'h': fputs(kInfoHelp, stdout); return kExitOk;
       default:
-        fprintf(stderr, "poolshim info: unknown option or missing value: %s\n(see poolshim info --help)\n", argv[optind - 1]);
+        fprintf(stderr,
+                "poolshim info: unknown option or missing value: %s\n(see poolshim info --help)\n",
+                argv[optind - 1]);
         return kExitUsage;
     }
   }
   if (optind < argc) {
-    fprintf(stderr, "poolshim info: unexpected argument %s\n(see poolshim info --help)\n", argv[optind]);
+    fprintf(stderr, "poolshim info: unexpected argument %s\n(see poolshim info --help)\n",
+            argv[optind]);
     return kExitUsage;
   }
   if (pools) return info_pools(pid, json);

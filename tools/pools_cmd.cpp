@@ -56,7 +56,8 @@ std::string prefix_of(const std::string& path) {
 }
 
 Json number_or_null(const std::string& text) {
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 9) return nullptr;
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 9)
+    return nullptr;
   return std::stol(text);
 }
 
@@ -103,7 +104,8 @@ std::vector<Pool> pools_of_pid(long pid, std::string* error) {
   const Json active = workers >= 0 ? Json(workers) : Json(nullptr);
   const Json size = number_or_null(num_threads);
   auto disabled = [&](const char* surface) {
-    return disable == "all" || ("," + disable + ",").find(std::string(",") + surface + ",") != std::string::npos;
+    return disable == "all" ||
+           ("," + disable + ",").find(std::string(",") + surface + ",") != std::string::npos;
   };
 
   Pool shim{"poolshim", "poolshim", "libpoolshim", proc.shim_path, ""};
@@ -128,7 +130,8 @@ std::vector<Pool> pools_of_pid(long pid, std::string* error) {
     for (unsigned k = 0; k < reach::kSurfaceCount; ++k) {
       const reach::SurfaceVerdict& v = e.verdict.surface[k];
       if (v.verdict == reach::Verdict::absent) continue;
-      if (k == reach::kPthreadpool && loaded && v.verdict == reach::Verdict::redirected) continue;  // aggregate
+      if (k == reach::kPthreadpool && loaded && v.verdict == reach::Verdict::redirected)
+        continue;  // aggregate
       Pool p{surfaces[k], surfaces[k], prefix_of(e.path), e.path, ""};
       p.merged = loaded && v.verdict == reach::Verdict::redirected && !disabled(surfaces[k]);
       if (p.merged) {
@@ -139,7 +142,8 @@ std::vector<Pool> pools_of_pid(long pid, std::string* error) {
       } else if (!loaded) {
         p.reason = "libpoolshim is not loaded: this copy runs its own pool";
       } else if (v.verdict == reach::Verdict::redirected) {
-        p.reason = std::string("POOLSHIM_DISABLE=") + surfaces[k] + ": its calls pass through to its own pool";
+        p.reason = std::string("POOLSHIM_DISABLE=") + surfaces[k] +
+                   ": its calls pass through to its own pool";
       } else {
         p.reason = std::string("unreachable by the preload: ") + reach::reason_text(v.reason);
       }
@@ -156,7 +160,8 @@ std::vector<Pool> pools_of_pid(long pid, std::string* error) {
       agg.budget = size;
       agg.active_threads = active;
     } else {
-      agg.reason = "POOLSHIM_DISABLE=pthreadpool: handles pass through to libpthreadpool.so.0's own pools";
+      agg.reason =
+          "POOLSHIM_DISABLE=pthreadpool: handles pass through to libpthreadpool.so.0's own pools";
     }
     out.push_back(agg);
   }
@@ -176,17 +181,21 @@ std::vector<Pool> pools_of_pid(long pid, std::string* error) {
     if (p.merged) {
       p.reason = "the shim's OpenMP surface runs its parallel regions on the one pool";
     } else if (openmp && shim_openmp) {
-      p.reason = prefix_of(e.path) +
-                 " keeps its own pool (the shim's OpenMP surface forwards to it; POOLSHIM_OPENMP=shim"
-                 " runs the regions on the one pool)";
+      p.reason =
+          prefix_of(e.path) +
+          " keeps its own pool (the shim's OpenMP surface forwards to it; POOLSHIM_OPENMP=shim"
+          " runs the regions on the one pool)";
     } else {
-      p.reason = openmp ? prefix_of(e.path) + " keeps its own pool (the shim exports no OpenMP surface)"
-                        : std::string(e.runtime->name) + " keeps its own pool (no legacy ABI the shim takes over)";
+      p.reason =
+          openmp ? prefix_of(e.path) + " keeps its own pool (the shim exports no OpenMP surface)"
+                 : std::string(e.runtime->name) +
+                       " keeps its own pool (no legacy ABI the shim takes over)";
     }
     if (e.runtime->env_var != nullptr) {
       for (const ProcessFacts::RuntimeEnv& v : proc.env) {
         if (v.var != e.runtime->env_var) continue;
-        if (!p.merged) p.reason += "; bounded by " + v.var + "=" + (v.set ? v.value : std::string("(unset)"));
+        if (!p.merged)
+          p.reason += "; bounded by " + v.var + "=" + (v.set ? v.value : std::string("(unset)"));
         if (v.set) p.num_threads = number_or_null(v.value);
       }
     }
@@ -199,8 +208,9 @@ std::vector<Pool> pools_of_pid(long pid, std::string* error) {
 std::vector<Pool> pools_here() {
   Pool shim{"poolshim", "poolshim", "libpoolshim", "", ""};
   shim.version = POOLSHIM_VERSION_STRING;
-  shim.reason = "libpoolshim is not loaded in this process (the command never loads it); its pool would "
-                "get this budget. `poolshim info --pools --pid PID` describes a running process";
+  shim.reason =
+      "libpoolshim is not loaded in this process (the command never loads it); its pool would "
+      "get this budget. `poolshim info --pools --pid PID` describes a running process";
   shim.budget = budget::current().threads;
   shim.active_threads = 0;
   return {shim};
@@ -224,19 +234,26 @@ int info_pools(long pid, bool json) {
   }
   Json all = Json::array();
   for (const Pool& p : pools) {
-    all.push_back({{"user_api", p.user_api}, {"internal_api", p.internal_api}, {"prefix", p.prefix},
+    all.push_back({{"user_api", p.user_api},
+                   {"internal_api", p.internal_api},
+                   {"prefix", p.prefix},
                    {"filepath", p.filepath.empty() ? Json(nullptr) : Json(p.filepath)},
-                   {"version", p.version}, {"num_threads", p.num_threads}, {"merged", p.merged},
+                   {"version", p.version},
+                   {"num_threads", p.num_threads},
+                   {"merged", p.merged},
                    {"reason", p.reason},
-                   {"pool", p.merged ? Json("poolshim") : (p.filepath.empty() ? Json(nullptr) : Json(p.filepath))},
-                   {"active_threads", p.active_threads}, {"budget", p.budget}});
+                   {"pool", p.merged ? Json("poolshim")
+                                     : (p.filepath.empty() ? Json(nullptr) : Json(p.filepath))},
+                   {"active_threads", p.active_threads},
+                   {"budget", p.budget}});
   }
   if (json) {
     print_json(all);
     return kExitOk;
   }
   // The same columns as python -m poolshim info --pools (_pools.format_table).
-  const char* const keys[] = {"user_api", "internal_api", "merged", "num_threads", "active_threads", "budget", "filepath"};
+  const char* const keys[] = {"user_api",       "internal_api", "merged",  "num_threads",
+                              "active_threads", "budget",       "filepath"};
   const char* const heads[] = {"api", "internal", "merged", "threads", "active", "budget", "file"};
   std::vector<std::vector<std::string>> rows{std::vector<std::string>(heads, heads + 7)};
   for (const Json& p : all) {
@@ -254,7 +271,8 @@ int info_pools(long pid, bool json) {
   printf("\n");
   for (size_t i = 0; i < all.size(); ++i)
     printf("%zu. %s %s: %s\n", i + 1, all[i]["internal_api"].get<std::string>().c_str(),
-           printable(cell(all[i]["filepath"])).c_str(), printable(all[i]["reason"].get<std::string>()).c_str());
+           printable(cell(all[i]["filepath"])).c_str(),
+           printable(all[i]["reason"].get<std::string>()).c_str());
   return kExitOk;
 }
 

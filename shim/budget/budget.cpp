@@ -64,7 +64,8 @@ void gather_once() {
 }  // namespace
 
 const Budget& current() {
-  if (__builtin_expect(!g_ready.load(std::memory_order_acquire), 0)) pthread_once(&g_once, gather_once);
+  if (__builtin_expect(!g_ready.load(std::memory_order_acquire), 0))
+    pthread_once(&g_once, gather_once);
   return g_budget;
 }
 

@@ -17,8 +17,8 @@ namespace {
 enum Mode : int { kUndecided = 0, kLocal = 1, kGroup = 2 };
 
 std::atomic<int> g_mode{kUndecided};
-std::atomic<long> g_local{0};     // threads busy in this process (local mode)
-std::atomic<size_t> g_limit{0};   // set_limit(); 0 = not set yet: the computed budget
+std::atomic<long> g_local{0};    // threads busy in this process (local mode)
+std::atomic<size_t> g_limit{0};  // set_limit(); 0 = not set yet: the computed budget
 pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 // The once routine (pthread_once, not a function-local static: see base/first_use.h). The
@@ -78,7 +78,9 @@ bool over_budget() {
   return g_local.load(std::memory_order_relaxed) > limit();
 }
 
-void set_limit(size_t threads) { g_limit.store(threads == 0 ? 1 : threads, std::memory_order_relaxed); }
+void set_limit(size_t threads) {
+  g_limit.store(threads == 0 ? 1 : threads, std::memory_order_relaxed);
+}
 
 }  // namespace poolshim::core::busy
 

@@ -39,9 +39,9 @@ static_assert(sizeof(Lane) == 192, "a lane is three cache lines");
 struct Job {
   RangeFn fn = nullptr;
   void* ctx = nullptr;
-  size_t offset = 0;   // added to every index (windows of very large ranges)
+  size_t offset = 0;  // added to every index (windows of very large ranges)
   uint32_t flags = 0;
-  size_t lanes = 0;    // participants at most; lane numbers are thread indices
+  size_t lanes = 0;  // participants at most; lane numbers are thread indices
   Lane* lane = nullptr;
   // The next lane a joining worker takes (lane 0 is the caller's). Workers fetch_add it.
   std::atomic<size_t> next_lane{1};

@@ -37,17 +37,18 @@
 namespace poolshim::core {
 namespace {
 
-constexpr size_t kSlots = 64;            // calls that can be shared at once (one mask word)
-constexpr size_t kInlineLanes = 16;      // lanes kept on the caller's stack; more are allocated
+constexpr size_t kSlots = 64;        // calls that can be shared at once (one mask word)
+constexpr size_t kInlineLanes = 16;  // lanes kept on the caller's stack; more are allocated
 // Lane lengths are int64_t: a range above this is run as consecutive windows.
 constexpr size_t kMaxWindow = size_t{1} << 62;
 
-static_assert(std::is_trivially_destructible<Lane>::value, "lanes in raw storage are never destroyed");
+static_assert(std::is_trivially_destructible<Lane>::value,
+              "lanes in raw storage are never destroyed");
 
 struct alignas(64) Slot {
-  std::atomic<Job*> job{nullptr};   // written by the owning caller; read by workers
-  std::atomic<uint32_t> refs{0};    // workers looking at or working on job
-  std::atomic<uint32_t> waiting{0}; // 1 while the owner sleeps on refs
+  std::atomic<Job*> job{nullptr};    // written by the owning caller; read by workers
+  std::atomic<uint32_t> refs{0};     // workers looking at or working on job
+  std::atomic<uint32_t> waiting{0};  // 1 while the owner sleeps on refs
 };
 
 Slot g_slots[kSlots];
@@ -348,7 +349,8 @@ size_t acquire_slot() {
   uint64_t owned = g_owned.load(std::memory_order_relaxed);
   while (~owned != 0) {
     size_t s = static_cast<size_t>(__builtin_ctzll(~owned));
-    if (g_owned.compare_exchange_weak(owned, owned | (uint64_t{1} << s), std::memory_order_acq_rel)) {
+    if (g_owned.compare_exchange_weak(owned, owned | (uint64_t{1} << s),
+                                      std::memory_order_acq_rel)) {
       t_owned_slot = s;
       return s;
     }
@@ -383,8 +385,7 @@ struct CallerScope {  // busy accounting of a top-level caller, also across an u
   }
 };
 
-void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flags,
-                size_t offset) {
+void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flags, size_t offset) {
   size_t s = acquire_slot();
   if (s == kSlots) return run_serial(range, fn, ctx, offset);
   struct SlotOwner {  // releases the slot on every path, also when a task throws

@@ -16,9 +16,9 @@ namespace poolshim::core {
 namespace {
 
 struct Request {
-  size_t id;          // 0 for named components
-  char name[64];      // "" for anonymous handles
-  size_t threads;     // as asked; 0 = whole budget
+  size_t id;       // 0 for named components
+  char name[64];   // "" for anonymous handles
+  size_t threads;  // as asked; 0 = whole budget
 };
 
 // Enrolled in lifecycle/fork.cpp (taken before fork, unlocked in the child).
@@ -49,7 +49,8 @@ void resize_pool_locked() {
 
 }  // namespace
 
-// fork (lifecycle/fork.h): the requests are the child's too (its handles and components still exist).
+// fork (lifecycle/fork.h): the requests are the child's too (its handles and components still
+// exist).
 void grants_atfork_prepare() { pthread_mutex_lock(&g_mutex); }
 void grants_atfork_parent() { pthread_mutex_unlock(&g_mutex); }
 void grants_atfork_child() { pthread_mutex_unlock(&g_mutex); }
@@ -174,9 +175,11 @@ size_t set_cap(size_t threads) {
   size_policy::g_cap.store(threads, std::memory_order_relaxed);
   size_t b = budget_in_force();
   busy::set_limit(b);
-  if (threads != 0) POOLSHIM_LOG(info, "budget capped at %zu (computed %zu): %zu in force", threads,
-                                 computed_budget(), b);
-  else POOLSHIM_LOG(info, "budget cap removed: %zu in force", b);
+  if (threads != 0)
+    POOLSHIM_LOG(info, "budget capped at %zu (computed %zu): %zu in force", threads,
+                 computed_budget(), b);
+  else
+    POOLSHIM_LOG(info, "budget cap removed: %zu in force", b);
   return b;
 }
 

@@ -36,9 +36,9 @@ struct Slot {
   std::atomic<uint64_t> word{0};
   std::atomic<MemberFn> fn{nullptr};  // written by the caller before it opens the slot
   std::atomic<void*> ctx{nullptr};
-  std::atomic<uint32_t> done{0};      // members (other than 0) that returned; futex word
+  std::atomic<uint32_t> done{0};           // members (other than 0) that returned; futex word
   std::atomic<bool> caller_asleep{false};  // the caller sleeps on done: members wake it
-  std::atomic<bool> taken{false};     // owned by a caller between run()'s claim and release
+  std::atomic<bool> taken{false};          // owned by a caller between run()'s claim and release
 };
 Slot g_slots[kSlots];
 
@@ -47,7 +47,7 @@ std::atomic<uint32_t> g_open{0};
 // Bumped when a gang needs gang threads; they sleep on it.
 std::atomic<uint32_t> g_gang_epoch{0};
 std::atomic<uint32_t> g_gang_sleepers{0};
-std::atomic<size_t> g_extra{0};       // gang threads started (workers beyond the budget)
+std::atomic<size_t> g_extra{0};  // gang threads started (workers beyond the budget)
 
 constexpr uint64_t pack(uint32_t gen, unsigned members, unsigned seat) {
   return (uint64_t{gen} << 32) | (uint64_t{members & 0xffff} << 16) | (seat & 0xffff);
@@ -122,7 +122,8 @@ bool start_gang_thread() {
   size_t n = g_extra.fetch_add(1, std::memory_order_relaxed) + 1;
   diag::log_once(diag::LogSite::team_extra_threads, diag::LogLevel::info,
                  "team: no idle pool worker for a team's seat; started a team thread beyond the "
-                 "budget, as libgomp would (%zu so far; poolshim info counts them)", n);
+                 "budget, as libgomp would (%zu so far; poolshim info counts them)",
+                 n);
   return true;
 }
 

@@ -41,9 +41,9 @@ std::atomic<const char*> g_failure{nullptr};
 // calls, then at most one per kMaxRetryInterval calls), never on every call: each attempt costs
 // a trylock, two sigprocmask calls and a failing pthread_create.
 constexpr long kMaxRetryInterval = 1 << 16;
-std::atomic<long> g_retry_in{0};   // calls to skip before the next attempt (relaxed: a hint)
-long g_retry_interval = 0;         // under the mutex: the backoff now, 0 = no failure
-std::atomic<size_t> g_wanted{0};   // the most workers a call asked for (the info API)
+std::atomic<long> g_retry_in{0};  // calls to skip before the next attempt (relaxed: a hint)
+long g_retry_interval = 0;        // under the mutex: the backoff now, 0 = no failure
+std::atomic<size_t> g_wanted{0};  // the most workers a call asked for (the info API)
 
 long now_ns() {
   timespec ts;
@@ -141,13 +141,15 @@ size_t ensure(size_t n) {
     }
   } else if (err != 0) {
     bool first = g_retry_interval == 0;
-    g_retry_interval = first ? 1 : g_retry_interval >= kMaxRetryInterval ? kMaxRetryInterval
-                                                                         : 2 * g_retry_interval;
+    g_retry_interval = first                                   ? 1
+                       : g_retry_interval >= kMaxRetryInterval ? kMaxRetryInterval
+                                                               : 2 * g_retry_interval;
     g_retry_in.store(g_retry_interval, std::memory_order_relaxed);
     if (first)
       diag::warn_once(diag::LogSite::workers_partial,
                       "degraded: %zu of %zu worker threads started (%s); the pool runs with "
-                      "them and retries with backoff", have, n, why);
+                      "them and retries with backoff",
+                      have, n, why);
     else
       POOLSHIM_LOG(debug, "worker retry: %zu of %zu worker threads (%s); next attempt in %ld calls",
                    have, n, why, g_retry_interval);

@@ -46,7 +46,8 @@ TEST(Pool, EveryItemExactlyOnceWithinTheWidth) {
       poolshim::core::run(range, count_item, &c, limit);
       for (size_t i = 0; i < range; ++i)
         ASSERT_EQ(c.hits[i].load(), 1) << "range " << range << " limit " << limit << " item " << i;
-      if (range > 0) EXPECT_LT(c.max_thread.load(), width) << "range " << range << " limit " << limit;
+      if (range > 0)
+        EXPECT_LT(c.max_thread.load(), width) << "range " << range << " limit " << limit;
     }
   }
 }
@@ -96,9 +97,9 @@ TEST(Pool, ThreadIndexIsExclusiveWithinACall) {
     ASSERT_GE(e.want, 2) << "limit " << limit;
     poolshim::core::run(500, exclusive_item, &e, limit);
     EXPECT_EQ(e.clashes.load(), 0) << "limit " << limit;
-    ASSERT_FALSE(e.gave_up.load()) << "limit " << limit << ": " << e.distinct() << " of " << e.want
-                                   << " thread indices joined the call within " << kJoinWaitS
-                                   << " s";
+    ASSERT_FALSE(e.gave_up.load())
+        << "limit " << limit << ": " << e.distinct() << " of " << e.want
+        << " thread indices joined the call within " << kJoinWaitS << " s";
   }
 }
 
@@ -145,7 +146,8 @@ TEST(Pool, ConcurrentCallersAreAllExecuted) {
     callers.emplace_back([&total] {
       for (int c = 0; c < kCalls; ++c)
         poolshim::core::run(
-            kItems, [](void* p, size_t, size_t) { static_cast<std::atomic<long>*>(p)->fetch_add(1); },
+            kItems,
+            [](void* p, size_t, size_t) { static_cast<std::atomic<long>*>(p)->fetch_add(1); },
             &total, 0);
     });
   }

@@ -19,19 +19,19 @@ using Invoke = void (*)(void* impl, pthreadpool_t pool, const Shape& s, Recorder
 struct DiffCase {
   const char* name;
   size_t dims;
-  bool uarch;   // the first task argument is the uarch index
+  bool uarch;  // the first task argument is the uarch index
   Invoke invoke;
-  void* shim;   // the shim's definition (linked statically from poolshim_testlib)
+  void* shim;  // the shim's definition (linked statically from poolshim_testlib)
 };
 
-#define DIFF(fn, dims, uarch, ...)                                                          \
-  DiffCase {                                                                                \
-    "pthreadpool_" #fn, dims, uarch,                                                        \
-        [](void* impl, pthreadpool_t pool, const Shape& s, Recorder* r) {                   \
-          (void)s;                                                                          \
-          reinterpret_cast<decltype(&pthreadpool_##fn)>(impl)(pool, __VA_ARGS__);           \
-        },                                                                                  \
-        reinterpret_cast<void*>(&pthreadpool_##fn)                                          \
+#define DIFF(fn, dims, uarch, ...)                                                \
+  DiffCase {                                                                      \
+    "pthreadpool_" #fn, dims, uarch,                                              \
+        [](void* impl, pthreadpool_t pool, const Shape& s, Recorder* r) {         \
+          (void)s;                                                                \
+          reinterpret_cast<decltype(&pthreadpool_##fn)>(impl)(pool, __VA_ARGS__); \
+        },                                                                        \
+        reinterpret_cast<void*>(&pthreadpool_##fn)                                \
   }
 
 // The machine has 2 CPUs and this test keeps two engines of up to 4 threads alive (ours and
@@ -117,8 +117,11 @@ TEST_P(Diff, SameCallsAsDebian) {
       }
       c.invoke(ref, theirs, s, &b);
       if (c.name[12] == 'c') {  // compute_* take no flags: put both engines' workers to sleep
-        pthreadpool_parallelize_1d(mine, [](void*, size_t) {}, nullptr, 8, kFlags);
-        PTP_DEBIAN(parallelize_1d)(theirs, [](void*, size_t) {}, nullptr, 8, kFlags);
+        pthreadpool_parallelize_1d(
+            mine, [](void*, size_t) {}, nullptr, 8, kFlags);
+        PTP_DEBIAN(parallelize_1d)
+        (
+            theirs, [](void*, size_t) {}, nullptr, 8, kFlags);
       }
       if (threads <= 1) {
         // Serial: the header's snippet order, call for call.

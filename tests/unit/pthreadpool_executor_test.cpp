@@ -97,7 +97,8 @@ TEST(Executor, CallsUseTheExecutorsThreads) {
   expect_each_once(p, 3000, 4);
   EXPECT_EQ(e.scheduled.load(), 3u);  // min(max, num_threads()) tasks per call
   Recorder r;
-  pthreadpool_parallelize_2d_tile_2d(h, &record<size_t, size_t, size_t, size_t>, &r, 9, 10, 2, 3, 0);
+  pthreadpool_parallelize_2d_tile_2d(h, &record<size_t, size_t, size_t, size_t>, &r, 9, 10, 2, 3,
+                                     0);
   EXPECT_EQ(r.calls.size(), 5u * 4);
   EXPECT_EQ(e.scheduled.load(), 6u);
   pthreadpool_destroy(h);
@@ -190,7 +191,7 @@ TEST(ExecutorExceptions, RethrownOnTheCallerAndTheHandleStaysUsable) {
   for (int round = 0; round < 20; ++round) {
     std::atomic<size_t> ran{0};
     EXPECT_THROW(pthreadpool_parallelize_1d(pool, throw_at_5, &ran, 1000, 0), Boom);
-    EXPECT_GE(ran.load(), 6u);    // item 5 ran (and threw); at most every item ran
+    EXPECT_GE(ran.load(), 6u);  // item 5 ran (and threw); at most every item ran
     EXPECT_LE(ran.load(), 1000u);
     Probe p;  // the handle's mutex was released: the next call runs, every item once
     pthreadpool_parallelize_1d_with_thread(pool, probe, &p, 64, 0);

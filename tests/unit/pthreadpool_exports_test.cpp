@@ -34,7 +34,8 @@ TEST(PthreadpoolExports, ExactlyTheFiftyEightFunctions) {
   std::set<std::string> have = exported_pthreadpool_functions();
   ASSERT_FALSE(have.empty()) << "could not read the exports of libpoolshim.so";
   for (const std::string& s : want) EXPECT_TRUE(have.count(s)) << "not exported: " << s;
-  for (const std::string& s : have) EXPECT_TRUE(want.count(s)) << "exported but not in the API: " << s;
+  for (const std::string& s : have)
+    EXPECT_TRUE(want.count(s)) << "exported but not in the API: " << s;
 }
 
 TEST(PthreadpoolExports, CoverageTableListsEachFunctionOnce) {

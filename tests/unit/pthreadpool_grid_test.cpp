@@ -84,10 +84,13 @@ void check_cursor(uint32_t seed, bool huge) {
         std::vector<size_t> got;
         got.reserve((end - begin) * 2 * D);
         poolshim::core::Run run(begin, end);
-        grid::walk<D, kMask>(g, [&](size_t, const size_t* st, const size_t* ct) {
-          got.insert(got.end(), st, st + D);
-          got.insert(got.end(), ct, ct + D);
-        }, 0, begin, run);
+        grid::walk<D, kMask>(
+            g,
+            [&](size_t, const size_t* st, const size_t* ct) {
+              got.insert(got.end(), st, st + D);
+              got.insert(got.end(), ct, ct + D);
+            },
+            0, begin, run);
         ASSERT_EQ(got.size(), (end - begin) * 2 * D) << "walk [" << begin << ", " << end << ")";
         ASSERT_TRUE(std::equal(got.begin(), got.end(), flat.begin() + begin * 2 * D))
             << "walk [" << begin << ", " << end << ")";
@@ -128,7 +131,8 @@ std::string check_calls(const grid::Shape<D>& g, const std::vector<Call>& calls)
     size_t first[D], n[D];
     for (size_t d = 0; d < D; ++d) {
       const size_t start = call[d], count = call[D + d];
-      if (count == 0 || start >= g.range[d] || count > g.range[d] - start) return "outside the range";
+      if (count == 0 || start >= g.range[d] || count > g.range[d] - start)
+        return "outside the range";
       if (start % g.tile[d] != 0) return "start not on a tile";
       first[d] = start / g.tile[d];
       n[d] = ceil_div(count, g.tile[d]);
@@ -142,7 +146,8 @@ std::string check_calls(const grid::Shape<D>& g, const std::vector<Call>& calls)
     mark(0, 0);
   }
   for (size_t i = 0; i < g.total; ++i)
-    if (seen[i] != 1) return "tile " + std::to_string(i) + " covered " + std::to_string(seen[i]) + " times";
+    if (seen[i] != 1)
+      return "tile " + std::to_string(i) + " covered " + std::to_string(seen[i]) + " times";
   return "";
 }
 

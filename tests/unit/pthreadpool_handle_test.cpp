@@ -21,7 +21,9 @@ using namespace ptp_test;
 
 namespace {
 
-std::string log_path() { return "/tmp/poolshim_ptp_handle_test." + std::to_string(getpid()) + ".log"; }
+std::string log_path() {
+  return "/tmp/poolshim_ptp_handle_test." + std::to_string(getpid()) + ".log";
+}
 // Budget 4; warnings into a file of our own so the tests can read them.
 EnvAtLoad g_env1("POOLSHIM_NUM_THREADS", "4");
 EnvAtLoad g_env2("POOLSHIM_LOG", "warn");
@@ -62,8 +64,8 @@ TEST(Handle, CreateRecordsARequestAndReturnsTheGrant) {
   EXPECT_NE(a, b);
   EXPECT_EQ(poolshim::core::live_requests(), before + 3);
   EXPECT_EQ(pthreadpool_get_threads_count(a), 2u);
-  EXPECT_EQ(pthreadpool_get_threads_count(b), 4u);   // 0 = the whole budget
-  EXPECT_EQ(pthreadpool_get_threads_count(c), 4u);   // capped by the budget
+  EXPECT_EQ(pthreadpool_get_threads_count(b), 4u);  // 0 = the whole budget
+  EXPECT_EQ(pthreadpool_get_threads_count(c), 4u);  // capped by the budget
   pthreadpool_destroy(a);
   pthreadpool_destroy(b);
   pthreadpool_destroy(c);
@@ -93,7 +95,7 @@ TEST(Handle, SetThreadsCountFollowsTheHeader) {
   for (size_t i : p.indices) ASSERT_LT(i, 2u);
   EXPECT_EQ(pthreadpool_set_threads_count(h, 10), 3u);  // at most the creation count
   EXPECT_EQ(pthreadpool_set_threads_count(h, 1), 1u);
-  EXPECT_EQ(pthreadpool_set_threads_count(h, 0), 3u);   // 0 = back to the creation count
+  EXPECT_EQ(pthreadpool_set_threads_count(h, 0), 3u);  // 0 = back to the creation count
   EXPECT_EQ(pthreadpool_get_threads_count(h), 3u);
   EXPECT_EQ(pthreadpool_set_threads_count(nullptr, 5), 1u);
   pthreadpool_destroy(h);
@@ -140,7 +142,7 @@ TEST(Handle, ExecuTorchHandleLivesForever) {
   ASSERT_NE(et, nullptr);
   EXPECT_EQ(et, poolshim::abi::executorch_pthreadpool());
   EXPECT_EQ(pthreadpool_get_threads_count(et), 4u);  // request 0 = the whole budget
-  pthreadpool_destroy(et);                            // refused
+  pthreadpool_destroy(et);                           // refused
   EXPECT_NE(poolshim::abi::ptp::lookup(et), nullptr);
   Recorder r;
   pthreadpool_parallelize_1d(et, &record<size_t>, &r, 10, 0);
@@ -171,10 +173,12 @@ TEST(Handle, ConcurrentCallersOnSeveralHandles) {
   pthreadpool_t a = pthreadpool_create(2), b = pthreadpool_create(3);
   Recorder ra, rb;
   std::thread t1([&] {
-    for (int k = 0; k < 50; ++k) pthreadpool_parallelize_2d(a, &record<size_t, size_t>, &ra, 7, 9, 0);
+    for (int k = 0; k < 50; ++k)
+      pthreadpool_parallelize_2d(a, &record<size_t, size_t>, &ra, 7, 9, 0);
   });
   std::thread t2([&] {
-    for (int k = 0; k < 50; ++k) pthreadpool_parallelize_2d(b, &record<size_t, size_t>, &rb, 5, 11, 0);
+    for (int k = 0; k < 50; ++k)
+      pthreadpool_parallelize_2d(b, &record<size_t, size_t>, &rb, 5, 11, 0);
   });
   t1.join();
   t2.join();

@@ -27,12 +27,11 @@ EnvAtLoad g_env("POOLSHIM_NUM_THREADS", "4");
 
 constexpr size_t kMax = SIZE_MAX;
 
-
 // Ranges and tiles near SIZE_MAX: every (range, tile) pair below gives 1 to 4 tiles.
-const size_t kHugeRanges[] = {kMax,          kMax - 1,     kMax - 2,           kMax / 2,
-                              kMax / 2 + 1,  size_t{1} << 63, (size_t{1} << 63) + 5};
-const size_t kHugeTiles[] = {kMax,          kMax - 1,      kMax / 2,           kMax / 2 + 1,
-                             kMax / 3,      (size_t{1} << 62) + 1, size_t{1} << 63};
+const size_t kHugeRanges[] = {
+    kMax, kMax - 1, kMax - 2, kMax / 2, kMax / 2 + 1, size_t{1} << 63, (size_t{1} << 63) + 5};
+const size_t kHugeTiles[] = {
+    kMax, kMax - 1, kMax / 2, kMax / 2 + 1, kMax / 3, (size_t{1} << 62) + 1, size_t{1} << 63};
 
 std::vector<Shape> huge_shapes(const HeaderCase& c, size_t count, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -92,7 +91,8 @@ std::string check_dynamic(const HeaderCase& c, const Shape& s, const std::vector
     mark(0, 0);
   }
   for (size_t i = 0; i < total; ++i)
-    if (seen[i] != 1) return "tile " + std::to_string(i) + " covered " + std::to_string(seen[i]) + " times";
+    if (seen[i] != 1)
+      return "tile " + std::to_string(i) + " covered " + std::to_string(seen[i]) + " times";
   return "";
 }
 

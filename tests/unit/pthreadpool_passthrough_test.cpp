@@ -17,9 +17,9 @@ TEST(Passthrough, CreateReturnsDebiansPool) {
   size_t before = poolshim::core::live_requests();
   pthreadpool_t p = pthreadpool_create(2);
   ASSERT_NE(p, nullptr);
-  EXPECT_EQ(poolshim::abi::ptp::lookup(p), nullptr);         // not a shim handle
-  EXPECT_EQ(poolshim::core::live_requests(), before);        // no request on the shared pool
-  EXPECT_EQ(PTP_DEBIAN(get_threads_count)(p), 2u);           // Debian understands it
+  EXPECT_EQ(poolshim::abi::ptp::lookup(p), nullptr);   // not a shim handle
+  EXPECT_EQ(poolshim::core::live_requests(), before);  // no request on the shared pool
+  EXPECT_EQ(PTP_DEBIAN(get_threads_count)(p), 2u);     // Debian understands it
   EXPECT_EQ(pthreadpool_get_threads_count(p), 2u);
   pthreadpool_destroy(p);
 }
@@ -27,17 +27,17 @@ TEST(Passthrough, CreateReturnsDebiansPool) {
 TEST(Passthrough, CallsReachDebian) {
   pthreadpool_t p = pthreadpool_create(2);
   Recorder mine, ref;
-  pthreadpool_parallelize_2d_tile_2d(p, &record<size_t, size_t, size_t, size_t>, &mine, 11, 7, 3,
-                                     2, 0);
-  PTP_DEBIAN(parallelize_2d_tile_2d)(nullptr, &record<size_t, size_t, size_t, size_t>, &ref, 11,
-                                     7, 3, 2, 0);
+  pthreadpool_parallelize_2d_tile_2d(p, &record<size_t, size_t, size_t, size_t>, &mine, 11, 7, 3, 2,
+                                     0);
+  PTP_DEBIAN(parallelize_2d_tile_2d)
+  (nullptr, &record<size_t, size_t, size_t, size_t>, &ref, 11, 7, 3, 2, 0);
   EXPECT_EQ(mine.sorted(), ref.sorted());
   mine.clear();
   ref.clear();
-  pthreadpool_compute_3d_tiled(p, &record<size_t, size_t, size_t, size_t, size_t, size_t>, &mine,
-                               4, 5, 6, 3, 2, 4);
-  PTP_DEBIAN(compute_3d_tiled)(nullptr, &record<size_t, size_t, size_t, size_t, size_t, size_t>,
-                               &ref, 4, 5, 6, 3, 2, 4);
+  pthreadpool_compute_3d_tiled(p, &record<size_t, size_t, size_t, size_t, size_t, size_t>, &mine, 4,
+                               5, 6, 3, 2, 4);
+  PTP_DEBIAN(compute_3d_tiled)
+  (nullptr, &record<size_t, size_t, size_t, size_t, size_t, size_t>, &ref, 4, 5, 6, 3, 2, 4);
   EXPECT_EQ(mine.sorted(), ref.sorted());
   pthreadpool_destroy(p);
 }
@@ -63,7 +63,7 @@ TEST(Passthrough, FunctionsDebianLacksRunSerially) {
   }
   Recorder r;
   pthreadpool_parallelize_1d_tile_1d_dynamic(p, &record<size_t, size_t>, &r, 50, 8, 0);
-  EXPECT_EQ(r.calls, (std::vector<Call>{{0, 50}}));  // serial: one run
+  EXPECT_EQ(r.calls, (std::vector<Call>{{0, 50}}));    // serial: one run
   EXPECT_EQ(pthreadpool_set_threads_count(p, 1), 2u);  // cannot change a Debian pool
   EXPECT_FALSE(pthreadpool_update_executor(p, nullptr, nullptr));
   pthreadpool_release_executor_threads(p);

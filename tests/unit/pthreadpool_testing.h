@@ -87,7 +87,9 @@ struct Shape {
 inline std::vector<Shape> random_shapes(size_t dims, size_t count, uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<Shape> out;
-  auto pick = [&](size_t lo, size_t hi) { return std::uniform_int_distribution<size_t>(lo, hi)(rng); };
+  auto pick = [&](size_t lo, size_t hi) {
+    return std::uniform_int_distribution<size_t>(lo, hi)(rng);
+  };
   const size_t budget_cells = 4096;
   for (size_t n = 0; n < count; ++n) {
     Shape s;
@@ -142,12 +144,12 @@ struct HeaderCase {
   Invoke invoke;
 };
 
-#define PTP_CASE(fn, dims, tiled, dyn, upos, tpos, ...)                                        \
-  ::ptp_test::HeaderCase {                                                                     \
-    "pthreadpool_" #fn, dims, tiled, dyn, upos, tpos,                                          \
-        [](pthreadpool_t pool, const ::ptp_test::Shape& s, ::ptp_test::Recorder* r) {          \
-          pthreadpool_##fn(pool, __VA_ARGS__);                                                 \
-        }                                                                                      \
+#define PTP_CASE(fn, dims, tiled, dyn, upos, tpos, ...)                               \
+  ::ptp_test::HeaderCase {                                                            \
+    "pthreadpool_" #fn, dims, tiled, dyn, upos, tpos,                                 \
+        [](pthreadpool_t pool, const ::ptp_test::Shape& s, ::ptp_test::Recorder* r) { \
+          pthreadpool_##fn(pool, __VA_ARGS__);                                        \
+        }                                                                             \
   }
 
 // Shorthand for the case tables' arguments: the task's argument types, and a Shape s's ranges,
@@ -166,9 +168,12 @@ inline std::vector<Call> checked_calls(const HeaderCase& c, const Shape& s, cons
   for (const Call& call : rec.calls) {
     Call own;
     for (size_t i = 0; i < call.size(); ++i) {
-      if (static_cast<int>(i) == c.uarch_pos) EXPECT_EQ(call[i], s.default_uarch);
-      else if (static_cast<int>(i) == c.thread_pos) EXPECT_LT(call[i], limit);
-      else own.push_back(call[i]);
+      if (static_cast<int>(i) == c.uarch_pos)
+        EXPECT_EQ(call[i], s.default_uarch);
+      else if (static_cast<int>(i) == c.thread_pos)
+        EXPECT_LT(call[i], limit);
+      else
+        own.push_back(call[i]);
     }
     rest.push_back(own);
   }
@@ -200,7 +205,8 @@ inline void expect_serial_reference(const HeaderCase& c, const Shape& s, std::ve
 // goes to check_dynamic(threads, shape, calls), the suite's own check.
 template <typename CheckDynamic>
 void check_threads_and_shapes(const HeaderCase& c, const std::vector<Shape>& shapes,
-                              std::initializer_list<size_t> thread_counts, CheckDynamic check_dynamic) {
+                              std::initializer_list<size_t> thread_counts,
+                              CheckDynamic check_dynamic) {
   pthreadpool_t wide = pthreadpool_create(0);
   for (size_t threads : thread_counts) {
     pthreadpool_t pool = threads ? pthreadpool_create(threads) : nullptr;

@@ -28,8 +28,8 @@ POOLSHIM_FAST_TLS __thread int64_t poolshim_et_thread_num = 0;
 }
 
 // Defines both namespaces' wrappers of one member/function.
-#define BOTH_NS(ident, ret_type, params, call)                                             \
-  HIDDEN ret_type poolshim_et_##ident params { return call(EtSym::et_##ident); }           \
+#define BOTH_NS(ident, ret_type, params, call)                                   \
+  HIDDEN ret_type poolshim_et_##ident params { return call(EtSym::et_##ident); } \
   HIDDEN ret_type poolshim_torch_##ident params { return call(EtSym::torch_##ident); }
 
 #define CALL_GET_THREADPOOL(s) poolshim::abi::et_get_threadpool(s, RET)
@@ -59,7 +59,8 @@ HIDDEN bool poolshim_torch_guard_is_enabled() { return poolshim_et_guard_flag; }
 HIDDEN void poolshim_et_guard_set_enabled(bool on) { poolshim_et_guard_flag = on; }
 HIDDEN void poolshim_torch_guard_set_enabled(bool on) { poolshim_et_guard_flag = on; }
 
-HIDDEN bool poolshim_et_parallel_for(int64_t begin, int64_t end, int64_t grain, FunctionRefRange fn) {
+HIDDEN bool poolshim_et_parallel_for(int64_t begin, int64_t end, int64_t grain,
+                                     FunctionRefRange fn) {
   return poolshim::abi::et_parallel_for(begin, end, grain, fn);
 }
 HIDDEN int64_t poolshim_et_get_thread_num() { return poolshim_et_thread_num; }
@@ -76,23 +77,23 @@ namespace et_abi {
 using FunctionRefIndex = poolshim::abi::FunctionRefIndex;
 using FunctionRefRange = poolshim::abi::FunctionRefRange;
 using StdFunctionIndex = poolshim::abi::StdFunctionIndex;
-using get_threadpool = void*();                                   // get_threadpool()
-using get_pthreadpool = void*();                                  // get_pthreadpool()
+using get_threadpool = void*();   // get_threadpool()
+using get_pthreadpool = void*();  // get_pthreadpool()
 // ThreadPool::run(FunctionRef<void (unsigned long)>, unsigned long)
 using run_fnref = void(void*, FunctionRefIndex, size_t);
 // ThreadPool::run(std::function<void (unsigned long)> const&, unsigned long)
 using run_stdfn = void(void*, const StdFunctionIndex&, size_t);
-using get_thread_count = size_t(const void*);                     // get_thread_count() const
+using get_thread_count = size_t(const void*);  // get_thread_count() const
 // _unsafe_reset_threadpool(unsigned int)
 using reset_threadpool = bool(void*, uint32_t);
-using destroy_threadpool = void(void*);                           // _unsafe_destroy_threadpool()
-using guard_is_enabled = bool();                                  // static is_enabled()
-using guard_set_enabled = void(bool);                             // static set_enabled(bool)
-using guard_flag = bool;                                          // NoThreadPoolGuard_enabled
+using destroy_threadpool = void(void*);  // _unsafe_destroy_threadpool()
+using guard_is_enabled = bool();         // static is_enabled()
+using guard_set_enabled = void(bool);    // static set_enabled(bool)
+using guard_flag = bool;                 // NoThreadPoolGuard_enabled
 // parallel_for(long, long, long, FunctionRef<void (long, long)>)
 using parallel_for = bool(int64_t, int64_t, int64_t, FunctionRefRange);
-using get_thread_num = int64_t();                                 // get_thread_num()
-using set_thread_num = void(int64_t);                             // set_thread_num(long)
+using get_thread_num = int64_t();      // get_thread_num()
+using set_thread_num = void(int64_t);  // set_thread_num(long)
 }  // namespace et_abi
 
 // The aliases: for each row, a declaration of the mangled name with the row's C type, aliasing
@@ -103,17 +104,17 @@ using set_thread_num = void(int64_t);                             // set_thread_
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic error "-Wattribute-alias"
 #endif
-#define ALIAS_TARGET(ns, ident, target)                                                       \
-  static_assert(std::is_same_v<decltype(target), et_abi::ident>,                              \
+#define ALIAS_TARGET(ns, ident, target)                          \
+  static_assert(std::is_same_v<decltype(target), et_abi::ident>, \
                 #target " must have the C type of executorch_symbols.def's " #ns " " #ident);
-#define FUNC_ALIAS(ns, ident, mangled)                                                        \
-  ALIAS_TARGET(ns, ident, poolshim_##ns##_##ident)                                            \
-  extern "C" __attribute__((visibility("default"), alias("poolshim_" #ns "_" #ident),         \
-                            copy(poolshim_##ns##_##ident)))                                   \
+#define FUNC_ALIAS(ns, ident, mangled)                                                \
+  ALIAS_TARGET(ns, ident, poolshim_##ns##_##ident)                                    \
+  extern "C" __attribute__((visibility("default"), alias("poolshim_" #ns "_" #ident), \
+                            copy(poolshim_##ns##_##ident)))                           \
   et_abi::ident poolshim_export_##ns##_##ident __asm__(mangled);
-#define TLS_ALIAS(ns, ident, mangled)                                                         \
-  ALIAS_TARGET(ns, ident, poolshim_et_guard_flag)                                             \
-  extern "C" __attribute__((visibility("default"), alias("poolshim_et_guard_flag")))          \
+#define TLS_ALIAS(ns, ident, mangled)                                                \
+  ALIAS_TARGET(ns, ident, poolshim_et_guard_flag)                                    \
+  extern "C" __attribute__((visibility("default"), alias("poolshim_et_guard_flag"))) \
   POOLSHIM_FAST_TLS __thread et_abi::ident poolshim_export_##ns##_##ident __asm__(mangled);
 #define X(kind, ns, ident, mangled, demangled) kind##_ALIAS(ns, ident, mangled)
 #include "symbols/executorch.def"

@@ -33,8 +33,8 @@ Entry g_table[kSlots];
 std::atomic<size_t> g_used{0};  // entries [0, g_used) were filled (release after the fill)
 // The unload count (base::unloaded_generation) the entries are valid for. ~0: never filled.
 std::atomic<unsigned long long> g_unloads{~0ull};
-// Enrolled in lifecycle/fork.cpp. Held across the ELF lookup (which walks the loaded modules and may
-// take the registry's mutex) and a log line, never across a call into the host.
+// Enrolled in lifecycle/fork.cpp. Held across the ELF lookup (which walks the loaded modules and
+// may take the registry's mutex) and a log line, never across a call into the host.
 pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 void* const kMiss = reinterpret_cast<void*>(-1);

@@ -11,7 +11,6 @@
 
 #include <atomic>
 
-
 #include "abi/executorch/forward.h"
 #include "core/size.h"
 #include "core/pool.h"
@@ -66,7 +65,8 @@ Fn own(EtSym sym, const void* ret) {
 // built the object itself): the object is unknown, so it is neither read nor written.
 void warn_no_definition(EtSym sym, const void* ret) {
   diag::warn_first_call(diag::LogSite::et_foreign_without_definition, ret, et_symbol(sym).demangled,
-                        "%s", "called on an object poolshim did not create, but the caller has no "
+                        "%s",
+                        "called on an object poolshim did not create, but the caller has no "
                         "definition of its own; running on the shared pool");
 }
 
@@ -116,9 +116,10 @@ void* et_get_threadpool(EtSym sym, const void* ret) {
   if (diag::log_enabled(diag::LogLevel::info)) {  // the hot path pays one branch for logging
     report::report_modules_once();
     bool torch = sym == EtSym::torch_get_threadpool;
-    diag::log_first_call(torch ? diag::LogSite::torch_get_threadpool : diag::LogSite::et_get_threadpool, ret,
-                         torch ? "executorch (torch:: namespace) get_threadpool()" : "executorch get_threadpool()",
-                         "shared pool (%zu threads)", core::peek_width(g));
+    diag::log_first_call(
+        torch ? diag::LogSite::torch_get_threadpool : diag::LogSite::et_get_threadpool, ret,
+        torch ? "executorch (torch:: namespace) get_threadpool()" : "executorch get_threadpool()",
+        "shared pool (%zu threads)", core::peek_width(g));
   }
   return g_shared_object;
 }
@@ -137,13 +138,15 @@ void* et_get_pthreadpool(EtSym sym, const void* ret) {
   bool reaches = caller_known ? reach::pthreadpool_calls_reach_shim(ret)
                               : !reach::executorch_module_with_unreachable_pthreadpool_loaded();
   if (reaches) {
-    diag::log_first_call(diag::LogSite::et_get_pthreadpool_shared, ret, "executorch get_pthreadpool()",
-                         "shared pool handle (%zu threads)", core::peek_width(grant()));
+    diag::log_first_call(diag::LogSite::et_get_pthreadpool_shared, ret,
+                         "executorch get_pthreadpool()", "shared pool handle (%zu threads)",
+                         core::peek_width(grant()));
     return executorch_pthreadpool();
   }
   if (!caller_known) {
-    diag::log_first_call(diag::LogSite::et_get_pthreadpool_serial, ret, "executorch get_pthreadpool()",
-                         "%s", "NULL (serial): caller unknown and a module with a private "
+    diag::log_first_call(diag::LogSite::et_get_pthreadpool_serial, ret,
+                         "executorch get_pthreadpool()", "%s",
+                         "NULL (serial): caller unknown and a module with a private "
                          "pthreadpool copy is loaded");
     return nullptr;  // NULL makes every pthreadpool copy run serially: never misread
   }
@@ -162,7 +165,8 @@ void* et_get_pthreadpool(EtSym sym, const void* ret) {
 
 void et_run_fnref(EtSym sym, const void* ret, void* self, FunctionRefIndex fn, size_t range) {
   if (!is_ours(self)) {
-    if (auto f = own<void (*)(void*, FunctionRefIndex, size_t)>(sym, ret)) return f(self, fn, range);
+    if (auto f = own<void (*)(void*, FunctionRefIndex, size_t)>(sym, ret))
+      return f(self, fn, range);
     warn_no_definition(sym, ret);
   }
   IndexTask task{[](const void* p, size_t i) {
@@ -173,12 +177,15 @@ void et_run_fnref(EtSym sym, const void* ret, void* self, FunctionRefIndex fn, s
   run_on_pool(task, range);
 }
 
-void et_run_stdfn(EtSym sym, const void* ret, void* self, const StdFunctionIndex& fn, size_t range) {
+void et_run_stdfn(EtSym sym, const void* ret, void* self, const StdFunctionIndex& fn,
+                  size_t range) {
   if (!is_ours(self)) {
-    if (auto f = own<void (*)(void*, const StdFunctionIndex&, size_t)>(sym, ret)) return f(self, fn, range);
+    if (auto f = own<void (*)(void*, const StdFunctionIndex&, size_t)>(sym, ret))
+      return f(self, fn, range);
     warn_no_definition(sym, ret);
   }
-  IndexTask task{[](const void* p, size_t i) { (*static_cast<const StdFunctionIndex*>(p))(i); }, &fn};
+  IndexTask task{[](const void* p, size_t i) { (*static_cast<const StdFunctionIndex*>(p))(i); },
+                 &fn};
   run_on_pool(task, range);
 }
 
@@ -213,8 +220,10 @@ void et_destroy_threadpool(EtSym sym, const void* ret, void* self) {
     warn_no_definition(sym, ret);
     return;
   }
-  POOLSHIM_LOG(info, "executorch _unsafe_destroy_threadpool() from %s ignored: the shared pool "
-               "is never destroyed under its other users", diag::caller_module(ret));
+  POOLSHIM_LOG(info,
+               "executorch _unsafe_destroy_threadpool() from %s ignored: the shared pool "
+               "is never destroyed under its other users",
+               diag::caller_module(ret));
 }
 
 bool et_parallel_for(int64_t begin, int64_t end, int64_t grain, FunctionRefRange fn) {

@@ -82,9 +82,7 @@ int psn_omp_get_ancestor_thread_num(int level) {
 }
 int psn_omp_get_dynamic() { return icv().dyn; }
 void psn_omp_set_dynamic(int d) { icv().dyn = d != 0; }
-int psn_omp_get_nested() {
-  return icv().max_active_levels > 1;
-}
+int psn_omp_get_nested() { return icv().max_active_levels > 1; }
 void psn_omp_set_nested(int n) { icv().max_active_levels = n ? kSupportedLevels : 1; }
 int psn_omp_get_max_active_levels() { return static_cast<int>(icv().max_active_levels); }
 void psn_omp_set_max_active_levels(int n) {

@@ -7,20 +7,20 @@ using namespace poolshim::abi::openmp::native;
 
 extern "C" {
 
-#define PSN_LOOP(kind, sched)                                                                 \
+#define PSN_LOOP(kind, sched)                                                                    \
   bool psn_GOMP_loop_##kind##_start(long s, long e, long incr, long chunk, long* is, long* ie) { \
-    return loop_start(sched, s, e, incr, chunk, false, is, ie);                                 \
-  }                                                                                           \
-  bool psn_GOMP_loop_##kind##_next(long* is, long* ie) { return loop_next(is, ie); }           \
-  bool psn_GOMP_loop_ordered_##kind##_start(long s, long e, long incr, long chunk, long* is,   \
-                                            long* ie) {                                        \
-    return loop_start(sched, s, e, incr, chunk, true, is, ie);                                  \
-  }                                                                                           \
-  bool psn_GOMP_loop_ordered_##kind##_next(long* is, long* ie) { return loop_next(is, ie); }   \
+    return loop_start(sched, s, e, incr, chunk, false, is, ie);                                  \
+  }                                                                                              \
+  bool psn_GOMP_loop_##kind##_next(long* is, long* ie) { return loop_next(is, ie); }             \
+  bool psn_GOMP_loop_ordered_##kind##_start(long s, long e, long incr, long chunk, long* is,     \
+                                            long* ie) {                                          \
+    return loop_start(sched, s, e, incr, chunk, true, is, ie);                                   \
+  }                                                                                              \
+  bool psn_GOMP_loop_ordered_##kind##_next(long* is, long* ie) { return loop_next(is, ie); }     \
   void psn_GOMP_parallel_loop_##kind(void (*fn)(void*), void* data, unsigned nt, long s, long e, \
-                                     long incr, long chunk, unsigned flags) {                  \
-    unsigned n = team_size_for(nt);                                                            \
-    run_region(fn, data, n, preset_loop(sched, s, e, incr, chunk));                            \
+                                     long incr, long chunk, unsigned flags) {                    \
+    unsigned n = team_size_for(nt);                                                              \
+    run_region(fn, data, n, preset_loop(sched, s, e, incr, chunk));                              \
   }
 PSN_LOOP(static, kStatic)
 PSN_LOOP(dynamic, kDynamic)
@@ -43,14 +43,12 @@ bool psn_GOMP_loop_ordered_runtime_start(long s, long e, long incr, long* is, lo
 }
 bool psn_GOMP_loop_next(long* is, long* ie) { return loop_next(is, ie); }
 
-void psn_GOMP_parallel_loop_nonmonotonic_dynamic(void (*fn)(void*), void* data, unsigned nt,
-                                                 long s, long e, long incr, long chunk,
-                                                 unsigned flags) {
+void psn_GOMP_parallel_loop_nonmonotonic_dynamic(void (*fn)(void*), void* data, unsigned nt, long s,
+                                                 long e, long incr, long chunk, unsigned flags) {
   run_region(fn, data, team_size_for(nt), preset_loop(kDynamic, s, e, incr, chunk));
 }
-void psn_GOMP_parallel_loop_nonmonotonic_guided(void (*fn)(void*), void* data, unsigned nt,
-                                                long s, long e, long incr, long chunk,
-                                                unsigned flags) {
+void psn_GOMP_parallel_loop_nonmonotonic_guided(void (*fn)(void*), void* data, unsigned nt, long s,
+                                                long e, long incr, long chunk, unsigned flags) {
   run_region(fn, data, team_size_for(nt), preset_loop(kGuided, s, e, incr, chunk));
 }
 void psn_GOMP_parallel_loop_runtime(void (*fn)(void*), void* data, unsigned nt, long s, long e,

@@ -75,14 +75,21 @@ void read_schedule() {
   const char* p = config::raw_value("OMP_SCHEDULE");
   if (p == nullptr) return;
   while (*p == ' ') ++p;
-  if (strncasecmp(p, "monotonic:", 10) == 0) p += 10;
-  else if (strncasecmp(p, "nonmonotonic:", 13) == 0) p += 13;
+  if (strncasecmp(p, "monotonic:", 10) == 0)
+    p += 10;
+  else if (strncasecmp(p, "nonmonotonic:", 13) == 0)
+    p += 13;
   int kind;
-  if (strncasecmp(p, "static", 6) == 0) kind = kStatic, p += 6;
-  else if (strncasecmp(p, "dynamic", 7) == 0) kind = kDynamic, p += 7;
-  else if (strncasecmp(p, "guided", 6) == 0) kind = kGuided, p += 6;
-  else if (strncasecmp(p, "auto", 4) == 0) kind = kAuto, p += 4;
-  else return;
+  if (strncasecmp(p, "static", 6) == 0)
+    kind = kStatic, p += 6;
+  else if (strncasecmp(p, "dynamic", 7) == 0)
+    kind = kDynamic, p += 7;
+  else if (strncasecmp(p, "guided", 6) == 0)
+    kind = kGuided, p += 6;
+  else if (strncasecmp(p, "auto", 4) == 0)
+    kind = kAuto, p += 4;
+  else
+    return;
   int chunk = kind == kStatic ? 0 : 1;
   while (*p == ' ') ++p;
   if (*p == ',') {
@@ -180,7 +187,8 @@ void team_barrier() {
   if (t->bar_arrived.fetch_add(1, std::memory_order_acq_rel) == t->n - 1) {
     t->bar_arrived.store(0, std::memory_order_relaxed);
     t->bar_gen.fetch_add(1, std::memory_order_seq_cst);
-    if (t->bar_sleepers.load(std::memory_order_seq_cst) != 0) core::futex_wake(&t->bar_gen, INT_MAX);
+    if (t->bar_sleepers.load(std::memory_order_seq_cst) != 0)
+      core::futex_wake(&t->bar_gen, INT_MAX);
     return;
   }
   long deadline = now_ns() + core::workers::kSpinNs;

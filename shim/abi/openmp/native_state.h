@@ -39,7 +39,7 @@ struct Team {
   unsigned parent_num = 0;    // member 0's thread number there
   void (*fn)(void*) = nullptr;
   void* data = nullptr;
-  Icv member_icv;             // each member's ICVs at the start (libgomp: the creator's copy)
+  Icv member_icv;  // each member's ICVs at the start (libgomp: the creator's copy)
   // Barrier: arrivals in this generation; the generation (futex word). Written by members.
   std::atomic<uint32_t> bar_arrived{0};
   std::atomic<uint32_t> bar_gen{0};
@@ -55,21 +55,21 @@ struct Team {
 };
 
 struct ThreadState {
-  Team* team = nullptr;    // innermost team; nullptr outside any region (a team of 1)
-  unsigned num = 0;        // thread number in it
-  unsigned long ws_seq = 0;      // worksharing constructs this member entered in this team
-  unsigned long single_seq = 0;  // single constructs it met
-  unsigned long static_trip = 0; // chunks of the current static loop it took
-  WorkShare* ws = nullptr;       // its current worksharing construct
+  Team* team = nullptr;            // innermost team; nullptr outside any region (a team of 1)
+  unsigned num = 0;                // thread number in it
+  unsigned long ws_seq = 0;        // worksharing constructs this member entered in this team
+  unsigned long single_seq = 0;    // single constructs it met
+  unsigned long static_trip = 0;   // chunks of the current static loop it took
+  WorkShare* ws = nullptr;         // its current worksharing construct
   void* pending_region = nullptr;  // GOMP_parallel_start's region, until GOMP_parallel_end
-  long ord_begin = -1;     // ordered loops: logical numbers of the current chunk [begin, end)
+  long ord_begin = -1;  // ordered loops: logical numbers of the current chunk [begin, end)
   long ord_end = -1;
   Icv icv;
   bool icv_ready = false;
 };
 
-ThreadState& me();   // the calling thread's state (ICVs from the globals on first use)
-Icv& icv();          // me().icv
+ThreadState& me();  // the calling thread's state (ICVs from the globals on first use)
+Icv& icv();         // me().icv
 const Icv& global_icv();
 // nthreads for a region at this nesting level (OMP_NUM_THREADS lists: one value per level).
 unsigned nthreads_for_level(unsigned level, unsigned fallback);
@@ -84,7 +84,7 @@ struct WorkShare {
   unsigned left = 0;  // members that left it (under the team's ws_lock)
   WorkShare* next = nullptr;
   int sched = kStatic;
-  long chunk = 0;     // in iterations
+  long chunk = 0;                     // in iterations
   long start = 0, end = 0, incr = 1;  // end normalised: start + iterations * incr
   std::atomic<long> next_iter{0};     // dynamic and guided: the first unclaimed iteration
   std::atomic<long> ordered_turn{0};  // ordered: the logical number whose chunk may run now
@@ -107,8 +107,8 @@ unsigned team_size_hint();
 
 // Loops (native_loop.cpp). sched: kStatic, kDynamic, kGuided, kAuto, or 0 for runtime (the
 // run-sched ICV). start() enters the construct and takes the first chunk.
-bool loop_start(int sched, long start, long end, long incr, long chunk, bool ordered,
-                long* istart, long* iend);
+bool loop_start(int sched, long start, long end, long incr, long chunk, bool ordered, long* istart,
+                long* iend);
 bool loop_next(long* istart, long* iend);
 void loop_end(bool barrier);
 WorkShare* preset_loop(int sched, long start, long end, long incr, long chunk);

@@ -69,11 +69,11 @@ void psn_omp_set_nested();
 void psn_omp_set_num_threads();
 void psn_omp_set_schedule();
 // The macro-made loop functions (native_loop_api.cpp).
-#define PSN_DECL(kind)                                                 \
-  void psn_GOMP_loop_##kind##_start();                                 \
-  void psn_GOMP_loop_##kind##_next();                                  \
-  void psn_GOMP_loop_ordered_##kind##_start();                         \
-  void psn_GOMP_loop_ordered_##kind##_next();                          \
+#define PSN_DECL(kind)                         \
+  void psn_GOMP_loop_##kind##_start();         \
+  void psn_GOMP_loop_##kind##_next();          \
+  void psn_GOMP_loop_ordered_##kind##_start(); \
+  void psn_GOMP_loop_ordered_##kind##_next();  \
   void psn_GOMP_parallel_loop_##kind();
 PSN_DECL(static)
 PSN_DECL(dynamic)
@@ -89,47 +89,96 @@ struct Row {
   void (*fn)();
 };
 
-#define R(name) {#name, psn_##name}
-#define AS(name, fn) {#name, psn_##fn}
+#define R(name) \
+  { #name, psn_##name }
+#define AS(name, fn) \
+  { #name, psn_##fn }
 const Row kNative[] = {
-    R(GOMP_parallel), R(GOMP_parallel_start), R(GOMP_parallel_end), R(GOMP_barrier),
+    R(GOMP_parallel),
+    R(GOMP_parallel_start),
+    R(GOMP_parallel_end),
+    R(GOMP_barrier),
     R(GOMP_barrier_cancel),
-    R(GOMP_loop_static_start), R(GOMP_loop_dynamic_start), R(GOMP_loop_guided_start),
-    R(GOMP_loop_runtime_start), R(GOMP_loop_nonmonotonic_dynamic_start),
+    R(GOMP_loop_static_start),
+    R(GOMP_loop_dynamic_start),
+    R(GOMP_loop_guided_start),
+    R(GOMP_loop_runtime_start),
+    R(GOMP_loop_nonmonotonic_dynamic_start),
     R(GOMP_loop_nonmonotonic_guided_start),
     AS(GOMP_loop_nonmonotonic_runtime_start, GOMP_loop_runtime_start),
     AS(GOMP_loop_maybe_nonmonotonic_runtime_start, GOMP_loop_runtime_start),
-    R(GOMP_loop_static_next), R(GOMP_loop_dynamic_next), R(GOMP_loop_guided_next),
+    R(GOMP_loop_static_next),
+    R(GOMP_loop_dynamic_next),
+    R(GOMP_loop_guided_next),
     AS(GOMP_loop_runtime_next, GOMP_loop_next),
     AS(GOMP_loop_nonmonotonic_dynamic_next, GOMP_loop_next),
     AS(GOMP_loop_nonmonotonic_guided_next, GOMP_loop_next),
     AS(GOMP_loop_nonmonotonic_runtime_next, GOMP_loop_next),
     AS(GOMP_loop_maybe_nonmonotonic_runtime_next, GOMP_loop_next),
-    R(GOMP_loop_ordered_static_start), R(GOMP_loop_ordered_dynamic_start),
-    R(GOMP_loop_ordered_guided_start), R(GOMP_loop_ordered_runtime_start),
-    R(GOMP_loop_ordered_static_next), R(GOMP_loop_ordered_dynamic_next),
-    R(GOMP_loop_ordered_guided_next), AS(GOMP_loop_ordered_runtime_next, GOMP_loop_next),
-    R(GOMP_parallel_loop_static), R(GOMP_parallel_loop_dynamic), R(GOMP_parallel_loop_guided),
-    R(GOMP_parallel_loop_runtime), R(GOMP_parallel_loop_nonmonotonic_dynamic),
+    R(GOMP_loop_ordered_static_start),
+    R(GOMP_loop_ordered_dynamic_start),
+    R(GOMP_loop_ordered_guided_start),
+    R(GOMP_loop_ordered_runtime_start),
+    R(GOMP_loop_ordered_static_next),
+    R(GOMP_loop_ordered_dynamic_next),
+    R(GOMP_loop_ordered_guided_next),
+    AS(GOMP_loop_ordered_runtime_next, GOMP_loop_next),
+    R(GOMP_parallel_loop_static),
+    R(GOMP_parallel_loop_dynamic),
+    R(GOMP_parallel_loop_guided),
+    R(GOMP_parallel_loop_runtime),
+    R(GOMP_parallel_loop_nonmonotonic_dynamic),
     R(GOMP_parallel_loop_nonmonotonic_guided),
     AS(GOMP_parallel_loop_nonmonotonic_runtime, GOMP_parallel_loop_runtime),
     AS(GOMP_parallel_loop_maybe_nonmonotonic_runtime, GOMP_parallel_loop_runtime),
-    R(GOMP_loop_end), R(GOMP_loop_end_nowait), R(GOMP_loop_end_cancel),
-    R(GOMP_ordered_start), R(GOMP_ordered_end),
-    R(GOMP_sections_start), R(GOMP_sections_next), R(GOMP_parallel_sections),
-    R(GOMP_sections_end), R(GOMP_sections_end_nowait), R(GOMP_sections_end_cancel),
-    R(GOMP_critical_start), R(GOMP_critical_end), R(GOMP_critical_name_start),
-    R(GOMP_critical_name_end), R(GOMP_atomic_start), R(GOMP_atomic_end),
-    R(GOMP_single_start), R(GOMP_single_copy_start), R(GOMP_single_copy_end),
-    R(GOMP_task), R(GOMP_taskwait), R(GOMP_taskwait_depend), R(GOMP_taskyield),
-    R(GOMP_taskgroup_start), R(GOMP_taskgroup_end), R(omp_fulfill_event),
-    R(GOMP_cancel), R(GOMP_cancellation_point),
-    R(omp_get_thread_num), R(omp_get_num_threads), R(omp_get_max_threads), R(omp_in_parallel),
-    R(omp_set_num_threads), R(omp_get_level), R(omp_get_active_level), R(omp_get_team_size),
-    R(omp_get_ancestor_thread_num), R(omp_get_dynamic), R(omp_set_dynamic),
-    R(omp_get_nested), R(omp_set_nested), R(omp_get_max_active_levels),
-    R(omp_set_max_active_levels), R(omp_get_supported_active_levels), R(omp_get_thread_limit),
-    R(omp_get_schedule), R(omp_set_schedule),
+    R(GOMP_loop_end),
+    R(GOMP_loop_end_nowait),
+    R(GOMP_loop_end_cancel),
+    R(GOMP_ordered_start),
+    R(GOMP_ordered_end),
+    R(GOMP_sections_start),
+    R(GOMP_sections_next),
+    R(GOMP_parallel_sections),
+    R(GOMP_sections_end),
+    R(GOMP_sections_end_nowait),
+    R(GOMP_sections_end_cancel),
+    R(GOMP_critical_start),
+    R(GOMP_critical_end),
+    R(GOMP_critical_name_start),
+    R(GOMP_critical_name_end),
+    R(GOMP_atomic_start),
+    R(GOMP_atomic_end),
+    R(GOMP_single_start),
+    R(GOMP_single_copy_start),
+    R(GOMP_single_copy_end),
+    R(GOMP_task),
+    R(GOMP_taskwait),
+    R(GOMP_taskwait_depend),
+    R(GOMP_taskyield),
+    R(GOMP_taskgroup_start),
+    R(GOMP_taskgroup_end),
+    R(omp_fulfill_event),
+    R(GOMP_cancel),
+    R(GOMP_cancellation_point),
+    R(omp_get_thread_num),
+    R(omp_get_num_threads),
+    R(omp_get_max_threads),
+    R(omp_in_parallel),
+    R(omp_set_num_threads),
+    R(omp_get_level),
+    R(omp_get_active_level),
+    R(omp_get_team_size),
+    R(omp_get_ancestor_thread_num),
+    R(omp_get_dynamic),
+    R(omp_set_dynamic),
+    R(omp_get_nested),
+    R(omp_set_nested),
+    R(omp_get_max_active_levels),
+    R(omp_set_max_active_levels),
+    R(omp_get_supported_active_levels),
+    R(omp_get_thread_limit),
+    R(omp_get_schedule),
+    R(omp_set_schedule),
 };
 #undef R
 #undef AS

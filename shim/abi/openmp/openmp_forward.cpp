@@ -62,8 +62,7 @@ void say_where(const Entry& e, void* target) {
   Dl_info info;
   const char* where = dladdr(target, &info) != 0 && info.dli_fname ? info.dli_fname : "?";
   diag::log_once(diag::LogSite::openmp_forwarding, diag::LogLevel::info,
-                 "openmp: OpenMP calls go to %s (first: %s@%s)", where,
-                 e.name, e.version);
+                 "openmp: OpenMP calls go to %s (first: %s@%s)", where, e.name, e.version);
 }
 
 }  // namespace
@@ -99,7 +98,8 @@ extern "C" void* poolshim_openmp_resolve(poolshim::abi::openmp::Entry* entry) {
       (target = native::lookup(entry->name, entry->version)) != nullptr) {
     poolshim::diag::log_once(LogSite::openmp_native, poolshim::diag::LogLevel::info,
                              "openmp: POOLSHIM_OPENMP=shim: regions run on the shim's workers "
-                             "(first: %s)", entry->name);
+                             "(first: %s)",
+                             entry->name);
     entry->target.store(target, std::memory_order_release);
     return target;
   }
@@ -109,7 +109,8 @@ extern "C" void* poolshim_openmp_resolve(poolshim::abi::openmp::Entry* entry) {
   } else if ((target = serial_fallback(entry->name)) != nullptr) {
     poolshim::diag::log_once(LogSite::openmp_serial, poolshim::diag::LogLevel::info,
                              "openmp: no libgomp in the process or as %s; OpenMP runs serially "
-                             "(first: %s)", kLibgomp, entry->name);
+                             "(first: %s)",
+                             kLibgomp, entry->name);
   } else {
     poolshim::diag::warn_once(LogSite::openmp_missing,
                               "openmp: no libgomp for %s@%s and no serial meaning: it returns 0",

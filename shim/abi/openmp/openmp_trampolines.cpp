@@ -16,22 +16,29 @@
 
 // Fast path: load the target, jump. Slow path (target still empty): the row's address in r11 to
 // the common resolver stub. r11 is the scratch register the ABI gives a callee on entry.
-#define POOLSHIM_OMP_ENTRY(name, tag, version, binding)                     \
-  asm(".text\n"                                                             \
-      ".globl psomp_t_" #name "_" #tag "\n"                                 \
-      ".type psomp_t_" #name "_" #tag ", @function\n"                       \
-      ".hidden psomp_e_" #name "_" #tag "\n"                                \
-      ".p2align 4\n"                                                        \
-      "psomp_t_" #name "_" #tag ":\n"                                       \
-      "  endbr64\n"                                                         \
-      "  movq psomp_e_" #name "_" #tag "(%rip), %r11\n"                     \
-      "  testq %r11, %r11\n"                                                \
-      "  jz 1f\n"                                                           \
-      "  jmp *%r11\n"                                                       \
-      "1:\n"                                                                \
-      "  leaq psomp_e_" #name "_" #tag "(%rip), %r11\n"                     \
-      "  jmp psomp_slow_path\n"                                             \
-      ".size psomp_t_" #name "_" #tag ", .-psomp_t_" #name "_" #tag "\n"    \
+#define POOLSHIM_OMP_ENTRY(name, tag, version, binding)             \
+  asm(".text\n"                                                     \
+      ".globl psomp_t_" #name "_" #tag                              \
+      "\n"                                                          \
+      ".type psomp_t_" #name "_" #tag                               \
+      ", @function\n"                                               \
+      ".hidden psomp_e_" #name "_" #tag                             \
+      "\n"                                                          \
+      ".p2align 4\n"                                                \
+      "psomp_t_" #name "_" #tag                                     \
+      ":\n"                                                         \
+      "  endbr64\n"                                                 \
+      "  movq psomp_e_" #name "_" #tag                              \
+      "(%rip), %r11\n"                                              \
+      "  testq %r11, %r11\n"                                        \
+      "  jz 1f\n"                                                   \
+      "  jmp *%r11\n"                                               \
+      "1:\n"                                                        \
+      "  leaq psomp_e_" #name "_" #tag                              \
+      "(%rip), %r11\n"                                              \
+      "  jmp psomp_slow_path\n"                                     \
+      ".size psomp_t_" #name "_" #tag ", .-psomp_t_" #name "_" #tag \
+      "\n"                                                          \
       ".symver psomp_t_" #name "_" #tag ", " #name binding version "\n");
 #include "symbols/openmp.def"
 #undef POOLSHIM_OMP_ENTRY

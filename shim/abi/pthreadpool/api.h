@@ -50,18 +50,18 @@ typedef void (*pthreadpool_task_4d_t)(void*, size_t, size_t, size_t, size_t);
 typedef void (*pthreadpool_task_4d_tile_1d_t)(void*, size_t, size_t, size_t, size_t, size_t);
 typedef void (*pthreadpool_task_4d_tile_2d_t)(void*, size_t, size_t, size_t, size_t, size_t,
                                               size_t);
-typedef void (*pthreadpool_task_4d_tile_2d_dynamic_t)(void*, size_t, size_t, size_t, size_t,
-                                                      size_t, size_t);
+typedef void (*pthreadpool_task_4d_tile_2d_dynamic_t)(void*, size_t, size_t, size_t, size_t, size_t,
+                                                      size_t);
 typedef void (*pthreadpool_task_5d_t)(void*, size_t, size_t, size_t, size_t, size_t);
 typedef void (*pthreadpool_task_5d_tile_1d_t)(void*, size_t, size_t, size_t, size_t, size_t,
                                               size_t);
-typedef void (*pthreadpool_task_5d_tile_2d_t)(void*, size_t, size_t, size_t, size_t, size_t,
-                                              size_t, size_t);
+typedef void (*pthreadpool_task_5d_tile_2d_t)(void*, size_t, size_t, size_t, size_t, size_t, size_t,
+                                              size_t);
 typedef void (*pthreadpool_task_6d_t)(void*, size_t, size_t, size_t, size_t, size_t, size_t);
-typedef void (*pthreadpool_task_6d_tile_1d_t)(void*, size_t, size_t, size_t, size_t, size_t,
+typedef void (*pthreadpool_task_6d_tile_1d_t)(void*, size_t, size_t, size_t, size_t, size_t, size_t,
+                                              size_t);
+typedef void (*pthreadpool_task_6d_tile_2d_t)(void*, size_t, size_t, size_t, size_t, size_t, size_t,
                                               size_t, size_t);
-typedef void (*pthreadpool_task_6d_tile_2d_t)(void*, size_t, size_t, size_t, size_t, size_t,
-                                              size_t, size_t, size_t);
 
 typedef void (*pthreadpool_task_1d_with_id_t)(void*, uint32_t, size_t);
 typedef void (*pthreadpool_task_2d_tile_1d_with_id_t)(void*, uint32_t, size_t, size_t, size_t);
@@ -217,8 +217,8 @@ POOLSHIM_PTP_API void pthreadpool_parallelize_3d_tile_1d(pthreadpool_t,
                                                          size_t range_k, size_t tile_k,
                                                          uint32_t flags);
 POOLSHIM_PTP_API void pthreadpool_parallelize_3d_tile_1d_with_thread(
-    pthreadpool_t, pthreadpool_task_3d_tile_1d_with_thread_t, void*, size_t range_i,
-    size_t range_j, size_t range_k, size_t tile_k, uint32_t flags);
+    pthreadpool_t, pthreadpool_task_3d_tile_1d_with_thread_t, void*, size_t range_i, size_t range_j,
+    size_t range_k, size_t tile_k, uint32_t flags);
 POOLSHIM_PTP_API void pthreadpool_parallelize_3d_tile_1d_with_uarch(
     pthreadpool_t, pthreadpool_task_3d_tile_1d_with_id_t, void*, uint32_t default_uarch_index,
     uint32_t max_uarch_index, size_t range_i, size_t range_j, size_t range_k, size_t tile_k,
@@ -266,12 +266,9 @@ POOLSHIM_PTP_API void pthreadpool_parallelize_4d_tile_1d(pthreadpool_t,
                                                          size_t range_i, size_t range_j,
                                                          size_t range_k, size_t range_l,
                                                          size_t tile_l, uint32_t flags);
-POOLSHIM_PTP_API void pthreadpool_parallelize_4d_tile_2d(pthreadpool_t,
-                                                         pthreadpool_task_4d_tile_2d_t, void*,
-                                                         size_t range_i, size_t range_j,
-                                                         size_t range_k, size_t range_l,
-                                                         size_t tile_k, size_t tile_l,
-                                                         uint32_t flags);
+POOLSHIM_PTP_API void pthreadpool_parallelize_4d_tile_2d(
+    pthreadpool_t, pthreadpool_task_4d_tile_2d_t, void*, size_t range_i, size_t range_j,
+    size_t range_k, size_t range_l, size_t tile_k, size_t tile_l, uint32_t flags);
 POOLSHIM_PTP_API void pthreadpool_parallelize_4d_tile_2d_with_uarch(
     pthreadpool_t, pthreadpool_task_4d_tile_2d_with_id_t, void*, uint32_t default_uarch_index,
     uint32_t max_uarch_index, size_t range_i, size_t range_j, size_t range_k, size_t range_l,
@@ -286,35 +283,23 @@ POOLSHIM_PTP_API void pthreadpool_parallelize_4d_tile_2d_dynamic_with_uarch(
 POOLSHIM_PTP_API void pthreadpool_parallelize_5d(pthreadpool_t, pthreadpool_task_5d_t, void*,
                                                  size_t range_i, size_t range_j, size_t range_k,
                                                  size_t range_l, size_t range_m, uint32_t flags);
-POOLSHIM_PTP_API void pthreadpool_parallelize_5d_tile_1d(pthreadpool_t,
-                                                         pthreadpool_task_5d_tile_1d_t, void*,
-                                                         size_t range_i, size_t range_j,
-                                                         size_t range_k, size_t range_l,
-                                                         size_t range_m, size_t tile_m,
-                                                         uint32_t flags);
-POOLSHIM_PTP_API void pthreadpool_parallelize_5d_tile_2d(pthreadpool_t,
-                                                         pthreadpool_task_5d_tile_2d_t, void*,
-                                                         size_t range_i, size_t range_j,
-                                                         size_t range_k, size_t range_l,
-                                                         size_t range_m, size_t tile_l,
-                                                         size_t tile_m, uint32_t flags);
+POOLSHIM_PTP_API void pthreadpool_parallelize_5d_tile_1d(
+    pthreadpool_t, pthreadpool_task_5d_tile_1d_t, void*, size_t range_i, size_t range_j,
+    size_t range_k, size_t range_l, size_t range_m, size_t tile_m, uint32_t flags);
+POOLSHIM_PTP_API void pthreadpool_parallelize_5d_tile_2d(
+    pthreadpool_t, pthreadpool_task_5d_tile_2d_t, void*, size_t range_i, size_t range_j,
+    size_t range_k, size_t range_l, size_t range_m, size_t tile_l, size_t tile_m, uint32_t flags);
 POOLSHIM_PTP_API void pthreadpool_parallelize_6d(pthreadpool_t, pthreadpool_task_6d_t, void*,
                                                  size_t range_i, size_t range_j, size_t range_k,
                                                  size_t range_l, size_t range_m, size_t range_n,
                                                  uint32_t flags);
-POOLSHIM_PTP_API void pthreadpool_parallelize_6d_tile_1d(pthreadpool_t,
-                                                         pthreadpool_task_6d_tile_1d_t, void*,
-                                                         size_t range_i, size_t range_j,
-                                                         size_t range_k, size_t range_l,
-                                                         size_t range_m, size_t range_n,
-                                                         size_t tile_n, uint32_t flags);
-POOLSHIM_PTP_API void pthreadpool_parallelize_6d_tile_2d(pthreadpool_t,
-                                                         pthreadpool_task_6d_tile_2d_t, void*,
-                                                         size_t range_i, size_t range_j,
-                                                         size_t range_k, size_t range_l,
-                                                         size_t range_m, size_t range_n,
-                                                         size_t tile_m, size_t tile_n,
-                                                         uint32_t flags);
+POOLSHIM_PTP_API void pthreadpool_parallelize_6d_tile_1d(
+    pthreadpool_t, pthreadpool_task_6d_tile_1d_t, void*, size_t range_i, size_t range_j,
+    size_t range_k, size_t range_l, size_t range_m, size_t range_n, size_t tile_n, uint32_t flags);
+POOLSHIM_PTP_API void pthreadpool_parallelize_6d_tile_2d(
+    pthreadpool_t, pthreadpool_task_6d_tile_2d_t, void*, size_t range_i, size_t range_j,
+    size_t range_k, size_t range_l, size_t range_m, size_t range_n, size_t tile_m, size_t tile_n,
+    uint32_t flags);
 
 // ---- deprecated compute_* (6) ------------------------------------------------------------------
 POOLSHIM_PTP_API void pthreadpool_compute_1d(pthreadpool_t, pthreadpool_function_1d_t, void*,

@@ -56,7 +56,8 @@ struct Job {
   // after its last item; the caller reads it with acquire, so every item's effects are visible
   // when it returns.
   std::atomic<size_t> retired{0};
-  pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;  // fork: see lifecycle/fork.cpp (not enrolled: per call)
+  pthread_mutex_t mutex =
+      PTHREAD_MUTEX_INITIALIZER;  // fork: see lifecycle/fork.cpp (not enrolled: per call)
   pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
   std::exception_ptr error;  // the first exception a task threw (under mutex)
 
@@ -143,8 +144,13 @@ void run_on_executor(Handle* h, size_t range, core::RangeFn fn, void* ctx, uint3
   struct Lock {
     pthread_mutex_t* m;
     explicit Lock(pthread_mutex_t* mu) : m(mu) { pthread_mutex_lock(m); }
-    ~Lock() { if (m) pthread_mutex_unlock(m); }
-    void unlock() { pthread_mutex_unlock(m); m = nullptr; }
+    ~Lock() {
+      if (m) pthread_mutex_unlock(m);
+    }
+    void unlock() {
+      pthread_mutex_unlock(m);
+      m = nullptr;
+    }
   } lock(&h->exec_mutex);
   size_t width = executor_width(h);
   if (width > range) width = range;

@@ -62,8 +62,10 @@ Handle* allocate() {
 void recycle(Handle* h) {
   pthread_mutex_lock(&g_free_mutex);
   h->next_free = nullptr;
-  if (g_free_tail != nullptr) g_free_tail->next_free = h;
-  else g_free_head = h;
+  if (g_free_tail != nullptr)
+    g_free_tail->next_free = h;
+  else
+    g_free_head = h;
   g_free_tail = h;
   pthread_mutex_unlock(&g_free_mutex);
 }
@@ -80,7 +82,8 @@ void handles_atfork_prepare() { pthread_mutex_lock(&g_free_mutex); }
 void handles_atfork_parent() { pthread_mutex_unlock(&g_free_mutex); }
 void handles_atfork_child() {
   pthread_mutex_unlock(&g_free_mutex);
-  for (Handle* h = g_blocks; h != nullptr; h = h->next_block) pthread_mutex_init(&h->exec_mutex, nullptr);
+  for (Handle* h = g_blocks; h != nullptr; h = h->next_block)
+    pthread_mutex_init(&h->exec_mutex, nullptr);
 }
 
 Handle* lookup(pthreadpool_t pool) {
@@ -100,8 +103,9 @@ Target resolve_handle(pthreadpool_t pool, const char* what) {
     if (!g_warned_unknown.exchange(true, std::memory_order_relaxed))
       POOLSHIM_LOG(warn, "%s: %p is %s; running serially on the caller", what,
                    static_cast<void*>(pool),
-                   dead ? "a destroyed pthreadpool handle" : "not a poolshim pthreadpool handle "
-                                                             "(a pool of another pthreadpool copy?)");
+                   dead ? "a destroyed pthreadpool handle"
+                        : "not a poolshim pthreadpool handle "
+                          "(a pool of another pthreadpool copy?)");
     return Target{Kind::serial, nullptr, 1};
   }
   size_t threads = h->threads.load(std::memory_order_relaxed);
@@ -154,14 +158,16 @@ bool destroy(pthreadpool_t pool) {
   uint64_t expected = live_magic(h);
   if (h->magic.load(std::memory_order_acquire) != expected) {
     bool dead = h->magic.load(std::memory_order_relaxed) == dead_magic(h);
-    POOLSHIM_LOG(warn, "pthreadpool_destroy(%p): %s; ignored", static_cast<void*>(pool),
-                 dead ? "handle already destroyed (double destroy)"
-                      : "not a poolshim pthreadpool handle");
+    POOLSHIM_LOG(
+        warn, "pthreadpool_destroy(%p): %s; ignored", static_cast<void*>(pool),
+        dead ? "handle already destroyed (double destroy)" : "not a poolshim pthreadpool handle");
     return false;
   }
   if (h->permanent) {
-    POOLSHIM_LOG(warn, "pthreadpool_destroy(%p): the ExecuTorch get_pthreadpool() handle lives as "
-                 "long as the process; ignored", static_cast<void*>(pool));
+    POOLSHIM_LOG(warn,
+                 "pthreadpool_destroy(%p): the ExecuTorch get_pthreadpool() handle lives as "
+                 "long as the process; ignored",
+                 static_cast<void*>(pool));
     return false;
   }
   // Poison first (one winner if two threads race to destroy the same handle).

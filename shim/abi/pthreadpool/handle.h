@@ -25,13 +25,13 @@ struct Handle {
   // the address makes a stale copy of the bytes elsewhere (e.g. a foreign pool struct that
   // happens to start with our constant) fail the check. Written by create/destroy only.
   std::atomic<uint64_t> magic;
-  size_t request_id;        // core/size.h request; 0 = none (executor handles)
-  size_t requested;         // n as passed to create (0 = whole budget)
-  size_t max_threads;       // the count at creation: the most set_threads_count can restore
+  size_t request_id;   // core/size.h request; 0 = none (executor handles)
+  size_t requested;    // n as passed to create (0 = whole budget)
+  size_t max_threads;  // the count at creation: the most set_threads_count can restore
   // Threads calls through this handle may use (the grant, or what set_threads_count chose).
   // Written by set_threads_count (relaxed), read by every call.
   std::atomic<size_t> threads;
-  bool permanent;           // executorch_pthreadpool(): never destroyed
+  bool permanent;  // executorch_pthreadpool(): never destroyed
 
   // create_v2 / update_executor. has_executor is written (release) under exec_mutex and read
   // (acquire) by calls; the executor fields are only read under exec_mutex.
@@ -59,7 +59,8 @@ struct Target {
 // with one warning per process (never a crash). `what` names the calling function for the log.
 Target resolve_handle(pthreadpool_t pool, const char* what);  // pool != nullptr
 inline Target resolve(pthreadpool_t pool, const char* what) {
-  if (pool == nullptr) return Target{Kind::serial, nullptr, 1};  // inline: the NULL pool's fast path
+  if (pool == nullptr)
+    return Target{Kind::serial, nullptr, 1};  // inline: the NULL pool's fast path
   return resolve_handle(pool, what);
 }
 

@@ -95,8 +95,7 @@ pthreadpool_t create_on_shared_pool(size_t threads_count, const void* caller) {
 extern "C" {
 
 pthreadpool_t pthreadpool_create(size_t threads_count) {
-  if (auto library_fn = pass::forward_target<pass::Fn::create>())
-    return library_fn(threads_count);
+  if (auto library_fn = pass::forward_target<pass::Fn::create>()) return library_fn(threads_count);
   return create_on_shared_pool(threads_count, __builtin_return_address(0));
 }
 
@@ -143,7 +142,8 @@ size_t pthreadpool_set_threads_count(pthreadpool_t pool, size_t num_threads) {
 void pthreadpool_release_executor_threads(pthreadpool_t pool) {
   // Nothing is held between calls (see pthreadpool_executor.cpp). Still validate the handle so
   // a bad pointer is reported like everywhere else.
-  if (pool != nullptr && !pass::active()) (void)resolve(pool, "pthreadpool_release_executor_threads");
+  if (pool != nullptr && !pass::active())
+    (void)resolve(pool, "pthreadpool_release_executor_threads");
 }
 
 bool pthreadpool_update_executor(pthreadpool_t pool, pthreadpool_executor* executor,
@@ -177,8 +177,7 @@ bool pthreadpool_update_executor(pthreadpool_t pool, pthreadpool_executor* execu
 }
 
 void pthreadpool_destroy(pthreadpool_t pool) {
-  if (auto library_fn = pass::forward_target<pass::Fn::destroy>())
-    return library_fn(pool);
+  if (auto library_fn = pass::forward_target<pass::Fn::destroy>()) return library_fn(pool);
   (void)destroy(pool);
 }
 

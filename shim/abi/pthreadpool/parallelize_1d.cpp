@@ -69,27 +69,26 @@ void pthreadpool_parallelize_1d_with_thread(pthreadpool_t pool,
   pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_1d_with_thread");
   Plain<pthreadpool_task_1d_with_thread_t> c{fn, context, 0};
   run_ranges(resolve(pool, "pthreadpool_parallelize_1d_with_thread"), range, run_1d_with_thread, &c,
-      flags);
+             flags);
 }
 
 void pthreadpool_parallelize_1d_with_uarch(pthreadpool_t pool, pthreadpool_task_1d_with_id_t fn,
                                            void* context, uint32_t default_uarch_index,
-                                           uint32_t max_uarch_index, size_t range,
-                                           uint32_t flags) {
+                                           uint32_t max_uarch_index, size_t range, uint32_t flags) {
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_1d_with_uarch>())
     return library_fn(pool, fn, context, default_uarch_index, max_uarch_index, range, flags);
   Plain<pthreadpool_task_1d_with_id_t> c{fn, context, default_uarch_index};
   run_ranges(resolve(pool, "pthreadpool_parallelize_1d_with_uarch"), range, run_1d_with_uarch, &c,
-      flags);
+             flags);
 }
 
 void pthreadpool_parallelize_1d_tile_1d(pthreadpool_t pool, pthreadpool_task_1d_tile_1d_t fn,
-                                        void* context, size_t range, size_t tile,
-                                        uint32_t flags) {
+                                        void* context, size_t range, size_t tile, uint32_t flags) {
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_1d_tile_1d>())
     return library_fn(pool, fn, context, range, tile, flags);
-  grid::run_tiles<1, 0x1>(pool, "pthreadpool_parallelize_1d_tile_1d", {range}, {tile}, flags,
-                     [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], n[0]); });
+  grid::run_tiles<1, 0x1>(
+      pool, "pthreadpool_parallelize_1d_tile_1d", {range}, {tile}, flags,
+      [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], n[0]); });
 }
 
 void pthreadpool_parallelize_1d_tile_1d_dynamic(pthreadpool_t pool,
@@ -97,16 +96,16 @@ void pthreadpool_parallelize_1d_tile_1d_dynamic(pthreadpool_t pool,
                                                 void* context, size_t range, size_t tile,
                                                 uint32_t flags) {
   pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_1d_tile_1d_dynamic");
-  grid::run_dynamic<1, 1>(pool, "pthreadpool_parallelize_1d_tile_1d_dynamic", {range}, {tile},
-                          flags,
-                          [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], n[0]); });
+  grid::run_dynamic<1, 1>(
+      pool, "pthreadpool_parallelize_1d_tile_1d_dynamic", {range}, {tile}, flags,
+      [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], n[0]); });
 }
 
 void pthreadpool_parallelize_1d_tile_1d_dynamic_with_thread(
     pthreadpool_t pool, pthreadpool_task_1d_tile_1d_dynamic_with_id_t fn, void* context,
     size_t range, size_t tile, uint32_t flags) {
-  pool = pass::serial_if_passthrough(
-      pool, "pthreadpool_parallelize_1d_tile_1d_dynamic_with_thread");
+  pool =
+      pass::serial_if_passthrough(pool, "pthreadpool_parallelize_1d_tile_1d_dynamic_with_thread");
   grid::run_dynamic<1, 1>(pool, "pthreadpool_parallelize_1d_tile_1d_dynamic_with_thread", {range},
                           {tile}, flags, [=](size_t t, const size_t* s, const size_t* n) {
                             fn(context, static_cast<uint32_t>(t), s[0], n[0]);
@@ -114,9 +113,9 @@ void pthreadpool_parallelize_1d_tile_1d_dynamic_with_thread(
 }
 
 void pthreadpool_parallelize_1d_tile_1d_dynamic_with_uarch_with_thread(
-    pthreadpool_t pool, pthreadpool_task_1d_tile_1d_dynamic_with_id_with_thread_t fn,
-    void* context, uint32_t default_uarch_index, uint32_t max_uarch_index, size_t range,
-    size_t tile, uint32_t flags) {
+    pthreadpool_t pool, pthreadpool_task_1d_tile_1d_dynamic_with_id_with_thread_t fn, void* context,
+    uint32_t default_uarch_index, uint32_t max_uarch_index, size_t range, size_t tile,
+    uint32_t flags) {
   pool = pass::serial_if_passthrough(
       pool, "pthreadpool_parallelize_1d_tile_1d_dynamic_with_uarch_with_thread");
   (void)max_uarch_index;

@@ -13,10 +13,9 @@ void pthreadpool_parallelize_3d(pthreadpool_t pool, pthreadpool_task_3d_t fn, vo
                                 size_t range_i, size_t range_j, size_t range_k, uint32_t flags) {
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_3d>())
     return library_fn(pool, fn, context, range_i, range_j, range_k, flags);
-  grid::run_tiles<3, 0x0>(pool, "pthreadpool_parallelize_3d", {range_i, range_j, range_k}, {1, 1, 1},
-                     flags, [=](size_t, const size_t* s, const size_t*) {
-                       fn(context, s[0], s[1], s[2]);
-                     });
+  grid::run_tiles<3, 0x0>(
+      pool, "pthreadpool_parallelize_3d", {range_i, range_j, range_k}, {1, 1, 1}, flags,
+      [=](size_t, const size_t* s, const size_t*) { fn(context, s[0], s[1], s[2]); });
 }
 
 void pthreadpool_parallelize_3d_tile_1d(pthreadpool_t pool, pthreadpool_task_3d_tile_1d_t fn,
@@ -25,9 +24,9 @@ void pthreadpool_parallelize_3d_tile_1d(pthreadpool_t pool, pthreadpool_task_3d_
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_3d_tile_1d>())
     return library_fn(pool, fn, context, range_i, range_j, range_k, tile_k, flags);
   grid::run_tiles<3, 0x4>(pool, "pthreadpool_parallelize_3d_tile_1d", {range_i, range_j, range_k},
-                     {1, 1, tile_k}, flags, [=](size_t, const size_t* s, const size_t* n) {
-                       fn(context, s[0], s[1], s[2], n[2]);
-                     });
+                          {1, 1, tile_k}, flags, [=](size_t, const size_t* s, const size_t* n) {
+                            fn(context, s[0], s[1], s[2], n[2]);
+                          });
 }
 
 void pthreadpool_parallelize_3d_tile_1d_with_thread(pthreadpool_t pool,
@@ -35,11 +34,10 @@ void pthreadpool_parallelize_3d_tile_1d_with_thread(pthreadpool_t pool,
                                                     void* context, size_t range_i, size_t range_j,
                                                     size_t range_k, size_t tile_k, uint32_t flags) {
   pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_3d_tile_1d_with_thread");
-  grid::run_tiles<3, 0x4>(pool, "pthreadpool_parallelize_3d_tile_1d_with_thread",
-                     {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
-                     [=](size_t t, const size_t* s, const size_t* n) {
-                       fn(context, t, s[0], s[1], s[2], n[2]);
-                     });
+  grid::run_tiles<3, 0x4>(
+      pool, "pthreadpool_parallelize_3d_tile_1d_with_thread", {range_i, range_j, range_k},
+      {1, 1, tile_k}, flags,
+      [=](size_t t, const size_t* s, const size_t* n) { fn(context, t, s[0], s[1], s[2], n[2]); });
 }
 
 void pthreadpool_parallelize_3d_tile_1d_with_uarch(pthreadpool_t pool,
@@ -51,24 +49,24 @@ void pthreadpool_parallelize_3d_tile_1d_with_uarch(pthreadpool_t pool,
   pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_3d_tile_1d_with_uarch");
   (void)max_uarch_index;
   grid::run_tiles<3, 0x4>(pool, "pthreadpool_parallelize_3d_tile_1d_with_uarch",
-                     {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
-                     [=](size_t, const size_t* s, const size_t* n) {
-                       fn(context, default_uarch_index, s[0], s[1], s[2], n[2]);
-                     });
+                          {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
+                          [=](size_t, const size_t* s, const size_t* n) {
+                            fn(context, default_uarch_index, s[0], s[1], s[2], n[2]);
+                          });
 }
 
 void pthreadpool_parallelize_3d_tile_1d_with_uarch_with_thread(
     pthreadpool_t pool, pthreadpool_task_3d_tile_1d_with_id_with_thread_t fn, void* context,
     uint32_t default_uarch_index, uint32_t max_uarch_index, size_t range_i, size_t range_j,
     size_t range_k, size_t tile_k, uint32_t flags) {
-  pool = pass::serial_if_passthrough(
-      pool, "pthreadpool_parallelize_3d_tile_1d_with_uarch_with_thread");
+  pool = pass::serial_if_passthrough(pool,
+                                     "pthreadpool_parallelize_3d_tile_1d_with_uarch_with_thread");
   (void)max_uarch_index;
   grid::run_tiles<3, 0x4>(pool, "pthreadpool_parallelize_3d_tile_1d_with_uarch_with_thread",
-                     {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
-                     [=](size_t t, const size_t* s, const size_t* n) {
-                       fn(context, default_uarch_index, t, s[0], s[1], s[2], n[2]);
-                     });
+                          {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
+                          [=](size_t t, const size_t* s, const size_t* n) {
+                            fn(context, default_uarch_index, t, s[0], s[1], s[2], n[2]);
+                          });
 }
 
 void pthreadpool_parallelize_3d_tile_1d_dynamic(pthreadpool_t pool,
@@ -76,18 +74,17 @@ void pthreadpool_parallelize_3d_tile_1d_dynamic(pthreadpool_t pool,
                                                 void* context, size_t range_i, size_t range_j,
                                                 size_t range_k, size_t tile_k, uint32_t flags) {
   pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_3d_tile_1d_dynamic");
-  grid::run_dynamic<3, 1>(pool, "pthreadpool_parallelize_3d_tile_1d_dynamic",
-                          {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
-                          [=](size_t, const size_t* s, const size_t* n) {
-                            fn(context, s[0], s[1], s[2], n[2]);
-                          });
+  grid::run_dynamic<3, 1>(
+      pool, "pthreadpool_parallelize_3d_tile_1d_dynamic", {range_i, range_j, range_k},
+      {1, 1, tile_k}, flags,
+      [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], s[1], s[2], n[2]); });
 }
 
 void pthreadpool_parallelize_3d_tile_1d_dynamic_with_thread(
     pthreadpool_t pool, pthreadpool_task_3d_tile_1d_dynamic_with_id_t fn, void* context,
     size_t range_i, size_t range_j, size_t range_k, size_t tile_k, uint32_t flags) {
-  pool = pass::serial_if_passthrough(
-      pool, "pthreadpool_parallelize_3d_tile_1d_dynamic_with_thread");
+  pool =
+      pass::serial_if_passthrough(pool, "pthreadpool_parallelize_3d_tile_1d_dynamic_with_thread");
   grid::run_dynamic<3, 1>(pool, "pthreadpool_parallelize_3d_tile_1d_dynamic_with_thread",
                           {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
                           [=](size_t t, const size_t* s, const size_t* n) {
@@ -96,9 +93,9 @@ void pthreadpool_parallelize_3d_tile_1d_dynamic_with_thread(
 }
 
 void pthreadpool_parallelize_3d_tile_1d_dynamic_with_uarch_with_thread(
-    pthreadpool_t pool, pthreadpool_task_3d_tile_1d_dynamic_with_id_with_thread_t fn,
-    void* context, uint32_t default_uarch_index, uint32_t max_uarch_index, size_t range_i,
-    size_t range_j, size_t range_k, size_t tile_k, uint32_t flags) {
+    pthreadpool_t pool, pthreadpool_task_3d_tile_1d_dynamic_with_id_with_thread_t fn, void* context,
+    uint32_t default_uarch_index, uint32_t max_uarch_index, size_t range_i, size_t range_j,
+    size_t range_k, size_t tile_k, uint32_t flags) {
   pool = pass::serial_if_passthrough(
       pool, "pthreadpool_parallelize_3d_tile_1d_dynamic_with_uarch_with_thread");
   (void)max_uarch_index;
@@ -115,10 +112,10 @@ void pthreadpool_parallelize_3d_tile_2d(pthreadpool_t pool, pthreadpool_task_3d_
                                         uint32_t flags) {
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_3d_tile_2d>())
     return library_fn(pool, fn, context, range_i, range_j, range_k, tile_j, tile_k, flags);
-  grid::run_tiles<3, 0x6>(pool, "pthreadpool_parallelize_3d_tile_2d", {range_i, range_j, range_k},
-                     {1, tile_j, tile_k}, flags, [=](size_t, const size_t* s, const size_t* n) {
-                       fn(context, s[0], s[1], s[2], n[1], n[2]);
-                     });
+  grid::run_tiles<3, 0x6>(
+      pool, "pthreadpool_parallelize_3d_tile_2d", {range_i, range_j, range_k}, {1, tile_j, tile_k},
+      flags,
+      [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], s[1], s[2], n[1], n[2]); });
 }
 
 void pthreadpool_parallelize_3d_tile_2d_dynamic(pthreadpool_t pool,
@@ -127,11 +124,10 @@ void pthreadpool_parallelize_3d_tile_2d_dynamic(pthreadpool_t pool,
                                                 size_t range_k, size_t tile_j, size_t tile_k,
                                                 uint32_t flags) {
   pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_3d_tile_2d_dynamic");
-  grid::run_dynamic<3, 2>(pool, "pthreadpool_parallelize_3d_tile_2d_dynamic",
-                          {range_i, range_j, range_k}, {1, tile_j, tile_k}, flags,
-                          [=](size_t, const size_t* s, const size_t* n) {
-                            fn(context, s[0], s[1], s[2], n[1], n[2]);
-                          });
+  grid::run_dynamic<3, 2>(
+      pool, "pthreadpool_parallelize_3d_tile_2d_dynamic", {range_i, range_j, range_k},
+      {1, tile_j, tile_k}, flags,
+      [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], s[1], s[2], n[1], n[2]); });
 }
 
 void pthreadpool_parallelize_3d_tile_2d_dynamic_with_uarch(
@@ -149,10 +145,9 @@ void pthreadpool_parallelize_3d_tile_2d_dynamic_with_uarch(
 
 void pthreadpool_parallelize_3d_tile_2d_dynamic_with_thread(
     pthreadpool_t pool, pthreadpool_task_3d_tile_2d_dynamic_with_id_t fn, void* context,
-    size_t range_i, size_t range_j, size_t range_k, size_t tile_j, size_t tile_k,
-    uint32_t flags) {
-  pool = pass::serial_if_passthrough(
-      pool, "pthreadpool_parallelize_3d_tile_2d_dynamic_with_thread");
+    size_t range_i, size_t range_j, size_t range_k, size_t tile_j, size_t tile_k, uint32_t flags) {
+  pool =
+      pass::serial_if_passthrough(pool, "pthreadpool_parallelize_3d_tile_2d_dynamic_with_thread");
   grid::run_dynamic<3, 2>(pool, "pthreadpool_parallelize_3d_tile_2d_dynamic_with_thread",
                           {range_i, range_j, range_k}, {1, tile_j, tile_k}, flags,
                           [=](size_t t, const size_t* s, const size_t* n) {
@@ -168,12 +163,12 @@ void pthreadpool_parallelize_3d_tile_2d_with_uarch(pthreadpool_t pool,
                                                    size_t tile_k, uint32_t flags) {
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_3d_tile_2d_with_uarch>())
     return library_fn(pool, fn, context, default_uarch_index, max_uarch_index, range_i, range_j,
-                  range_k, tile_j, tile_k, flags);
+                      range_k, tile_j, tile_k, flags);
   grid::run_tiles<3, 0x6>(pool, "pthreadpool_parallelize_3d_tile_2d_with_uarch",
-                     {range_i, range_j, range_k}, {1, tile_j, tile_k}, flags,
-                     [=](size_t, const size_t* s, const size_t* n) {
-                       fn(context, default_uarch_index, s[0], s[1], s[2], n[1], n[2]);
-                     });
+                          {range_i, range_j, range_k}, {1, tile_j, tile_k}, flags,
+                          [=](size_t, const size_t* s, const size_t* n) {
+                            fn(context, default_uarch_index, s[0], s[1], s[2], n[1], n[2]);
+                          });
 }
 
 }  // extern "C"

@@ -14,10 +14,9 @@ void pthreadpool_parallelize_4d(pthreadpool_t pool, pthreadpool_task_4d_t fn, vo
                                 uint32_t flags) {
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_4d>())
     return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, flags);
-  grid::run_tiles<4, 0x0>(pool, "pthreadpool_parallelize_4d", {range_i, range_j, range_k, range_l},
-                     {1, 1, 1, 1}, flags, [=](size_t, const size_t* s, const size_t*) {
-                       fn(context, s[0], s[1], s[2], s[3]);
-                     });
+  grid::run_tiles<4, 0x0>(
+      pool, "pthreadpool_parallelize_4d", {range_i, range_j, range_k, range_l}, {1, 1, 1, 1}, flags,
+      [=](size_t, const size_t* s, const size_t*) { fn(context, s[0], s[1], s[2], s[3]); });
 }
 
 void pthreadpool_parallelize_4d_tile_1d(pthreadpool_t pool, pthreadpool_task_4d_tile_1d_t fn,
@@ -26,11 +25,10 @@ void pthreadpool_parallelize_4d_tile_1d(pthreadpool_t pool, pthreadpool_task_4d_
                                         uint32_t flags) {
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_4d_tile_1d>())
     return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, tile_l, flags);
-  grid::run_tiles<4, 0x8>(pool, "pthreadpool_parallelize_4d_tile_1d",
-                     {range_i, range_j, range_k, range_l}, {1, 1, 1, tile_l}, flags,
-                     [=](size_t, const size_t* s, const size_t* n) {
-                       fn(context, s[0], s[1], s[2], s[3], n[3]);
-                     });
+  grid::run_tiles<4, 0x8>(
+      pool, "pthreadpool_parallelize_4d_tile_1d", {range_i, range_j, range_k, range_l},
+      {1, 1, 1, tile_l}, flags,
+      [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], s[1], s[2], s[3], n[3]); });
 }
 
 void pthreadpool_parallelize_4d_tile_2d(pthreadpool_t pool, pthreadpool_task_4d_tile_2d_t fn,
@@ -40,10 +38,10 @@ void pthreadpool_parallelize_4d_tile_2d(pthreadpool_t pool, pthreadpool_task_4d_
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_4d_tile_2d>())
     return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, tile_k, tile_l, flags);
   grid::run_tiles<4, 0xc>(pool, "pthreadpool_parallelize_4d_tile_2d",
-                     {range_i, range_j, range_k, range_l}, {1, 1, tile_k, tile_l}, flags,
-                     [=](size_t, const size_t* s, const size_t* n) {
-                       fn(context, s[0], s[1], s[2], s[3], n[2], n[3]);
-                     });
+                          {range_i, range_j, range_k, range_l}, {1, 1, tile_k, tile_l}, flags,
+                          [=](size_t, const size_t* s, const size_t* n) {
+                            fn(context, s[0], s[1], s[2], s[3], n[2], n[3]);
+                          });
 }
 
 void pthreadpool_parallelize_4d_tile_2d_with_uarch(pthreadpool_t pool,
@@ -54,12 +52,12 @@ void pthreadpool_parallelize_4d_tile_2d_with_uarch(pthreadpool_t pool,
                                                    size_t tile_k, size_t tile_l, uint32_t flags) {
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_4d_tile_2d_with_uarch>())
     return library_fn(pool, fn, context, default_uarch_index, max_uarch_index, range_i, range_j,
-                  range_k, range_l, tile_k, tile_l, flags);
+                      range_k, range_l, tile_k, tile_l, flags);
   grid::run_tiles<4, 0xc>(pool, "pthreadpool_parallelize_4d_tile_2d_with_uarch",
-                     {range_i, range_j, range_k, range_l}, {1, 1, tile_k, tile_l}, flags,
-                     [=](size_t, const size_t* s, const size_t* n) {
-                       fn(context, default_uarch_index, s[0], s[1], s[2], s[3], n[2], n[3]);
-                     });
+                          {range_i, range_j, range_k, range_l}, {1, 1, tile_k, tile_l}, flags,
+                          [=](size_t, const size_t* s, const size_t* n) {
+                            fn(context, default_uarch_index, s[0], s[1], s[2], s[3], n[2], n[3]);
+                          });
 }
 
 void pthreadpool_parallelize_4d_tile_2d_dynamic(pthreadpool_t pool,
@@ -93,11 +91,10 @@ void pthreadpool_parallelize_5d(pthreadpool_t pool, pthreadpool_task_5d_t fn, vo
                                 size_t range_m, uint32_t flags) {
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_5d>())
     return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, flags);
-  grid::run_tiles<5, 0x0>(pool, "pthreadpool_parallelize_5d",
-                     {range_i, range_j, range_k, range_l, range_m}, {1, 1, 1, 1, 1}, flags,
-                     [=](size_t, const size_t* s, const size_t*) {
-                       fn(context, s[0], s[1], s[2], s[3], s[4]);
-                     });
+  grid::run_tiles<5, 0x0>(
+      pool, "pthreadpool_parallelize_5d", {range_i, range_j, range_k, range_l, range_m},
+      {1, 1, 1, 1, 1}, flags,
+      [=](size_t, const size_t* s, const size_t*) { fn(context, s[0], s[1], s[2], s[3], s[4]); });
 }
 
 void pthreadpool_parallelize_5d_tile_1d(pthreadpool_t pool, pthreadpool_task_5d_tile_1d_t fn,
@@ -105,12 +102,13 @@ void pthreadpool_parallelize_5d_tile_1d(pthreadpool_t pool, pthreadpool_task_5d_
                                         size_t range_k, size_t range_l, size_t range_m,
                                         size_t tile_m, uint32_t flags) {
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_5d_tile_1d>())
-    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, tile_m, flags);
+    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, tile_m,
+                      flags);
   grid::run_tiles<5, 0x10>(pool, "pthreadpool_parallelize_5d_tile_1d",
-                     {range_i, range_j, range_k, range_l, range_m}, {1, 1, 1, 1, tile_m}, flags,
-                     [=](size_t, const size_t* s, const size_t* n) {
-                       fn(context, s[0], s[1], s[2], s[3], s[4], n[4]);
-                     });
+                           {range_i, range_j, range_k, range_l, range_m}, {1, 1, 1, 1, tile_m},
+                           flags, [=](size_t, const size_t* s, const size_t* n) {
+                             fn(context, s[0], s[1], s[2], s[3], s[4], n[4]);
+                           });
 }
 
 void pthreadpool_parallelize_5d_tile_2d(pthreadpool_t pool, pthreadpool_task_5d_tile_2d_t fn,
@@ -118,25 +116,26 @@ void pthreadpool_parallelize_5d_tile_2d(pthreadpool_t pool, pthreadpool_task_5d_
                                         size_t range_k, size_t range_l, size_t range_m,
                                         size_t tile_l, size_t tile_m, uint32_t flags) {
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_5d_tile_2d>())
-    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, tile_l, tile_m,
-                  flags);
+    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, tile_l,
+                      tile_m, flags);
   grid::run_tiles<5, 0x18>(pool, "pthreadpool_parallelize_5d_tile_2d",
-                     {range_i, range_j, range_k, range_l, range_m}, {1, 1, 1, tile_l, tile_m},
-                     flags, [=](size_t, const size_t* s, const size_t* n) {
-                       fn(context, s[0], s[1], s[2], s[3], s[4], n[3], n[4]);
-                     });
+                           {range_i, range_j, range_k, range_l, range_m}, {1, 1, 1, tile_l, tile_m},
+                           flags, [=](size_t, const size_t* s, const size_t* n) {
+                             fn(context, s[0], s[1], s[2], s[3], s[4], n[3], n[4]);
+                           });
 }
 
 void pthreadpool_parallelize_6d(pthreadpool_t pool, pthreadpool_task_6d_t fn, void* context,
                                 size_t range_i, size_t range_j, size_t range_k, size_t range_l,
                                 size_t range_m, size_t range_n, uint32_t flags) {
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_6d>())
-    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, range_n, flags);
+    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, range_n,
+                      flags);
   grid::run_tiles<6, 0x0>(pool, "pthreadpool_parallelize_6d",
-                     {range_i, range_j, range_k, range_l, range_m, range_n}, {1, 1, 1, 1, 1, 1},
-                     flags, [=](size_t, const size_t* s, const size_t*) {
-                       fn(context, s[0], s[1], s[2], s[3], s[4], s[5]);
-                     });
+                          {range_i, range_j, range_k, range_l, range_m, range_n},
+                          {1, 1, 1, 1, 1, 1}, flags, [=](size_t, const size_t* s, const size_t*) {
+                            fn(context, s[0], s[1], s[2], s[3], s[4], s[5]);
+                          });
 }
 
 void pthreadpool_parallelize_6d_tile_1d(pthreadpool_t pool, pthreadpool_task_6d_tile_1d_t fn,
@@ -144,13 +143,14 @@ void pthreadpool_parallelize_6d_tile_1d(pthreadpool_t pool, pthreadpool_task_6d_
                                         size_t range_k, size_t range_l, size_t range_m,
                                         size_t range_n, size_t tile_n, uint32_t flags) {
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_6d_tile_1d>())
-    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, range_n, tile_n,
-                  flags);
+    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, range_n,
+                      tile_n, flags);
   grid::run_tiles<6, 0x20>(pool, "pthreadpool_parallelize_6d_tile_1d",
-                     {range_i, range_j, range_k, range_l, range_m, range_n},
-                     {1, 1, 1, 1, 1, tile_n}, flags, [=](size_t, const size_t* s, const size_t* n) {
-                       fn(context, s[0], s[1], s[2], s[3], s[4], s[5], n[5]);
-                     });
+                           {range_i, range_j, range_k, range_l, range_m, range_n},
+                           {1, 1, 1, 1, 1, tile_n}, flags,
+                           [=](size_t, const size_t* s, const size_t* n) {
+                             fn(context, s[0], s[1], s[2], s[3], s[4], s[5], n[5]);
+                           });
 }
 
 void pthreadpool_parallelize_6d_tile_2d(pthreadpool_t pool, pthreadpool_task_6d_tile_2d_t fn,
@@ -159,14 +159,14 @@ void pthreadpool_parallelize_6d_tile_2d(pthreadpool_t pool, pthreadpool_task_6d_
                                         size_t range_n, size_t tile_m, size_t tile_n,
                                         uint32_t flags) {
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_6d_tile_2d>())
-    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, range_n, tile_m,
-                  tile_n, flags);
+    return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, range_n,
+                      tile_m, tile_n, flags);
   grid::run_tiles<6, 0x30>(pool, "pthreadpool_parallelize_6d_tile_2d",
-                     {range_i, range_j, range_k, range_l, range_m, range_n},
-                     {1, 1, 1, 1, tile_m, tile_n}, flags,
-                     [=](size_t, const size_t* s, const size_t* n) {
-                       fn(context, s[0], s[1], s[2], s[3], s[4], s[5], n[4], n[5]);
-                     });
+                           {range_i, range_j, range_k, range_l, range_m, range_n},
+                           {1, 1, 1, 1, tile_m, tile_n}, flags,
+                           [=](size_t, const size_t* s, const size_t* n) {
+                             fn(context, s[0], s[1], s[2], s[3], s[4], s[5], n[4], n[5]);
+                           });
 }
 
 }  // extern "C"

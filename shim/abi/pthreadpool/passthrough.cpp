@@ -43,8 +43,10 @@ void load() {
   base::PrivateLibrary lib =
       base::open_private(kSoname, kNames, static_cast<size_t>(Fn::count), g_symbols);
   if (lib.handle == nullptr) {
-    POOLSHIM_LOG(warn, "POOLSHIM_DISABLE=pthreadpool: cannot open %s (%s); the shim keeps serving "
-                 "the pthreadpool API", kSoname, lib.error);
+    POOLSHIM_LOG(warn,
+                 "POOLSHIM_DISABLE=pthreadpool: cannot open %s (%s); the shim keeps serving "
+                 "the pthreadpool API",
+                 kSoname, lib.error);
     return;
   }
   g_loaded = g_symbols[static_cast<size_t>(Fn::create)] != nullptr &&

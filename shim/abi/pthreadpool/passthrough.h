@@ -12,6 +12,8 @@ namespace poolshim::abi::ptp::passthrough {
 // The 30 functions of Debian's libpthreadpool0 (0.0~git20210507), as X(name) for
 // pthreadpool_<name>: the Fn enum, the names looked up and each one's type (LibraryFn<f>) come from
 // this one list.
+// A table laid out by hand (clang-format does not settle on one layout for it):
+// clang-format off
 #define POOLSHIM_PTP_LIBRARY_FUNCTIONS(X)                                                      \
   X(create) X(destroy) X(get_threads_count)                                                   \
   X(parallelize_1d) X(parallelize_1d_with_uarch) X(parallelize_1d_tile_1d)                    \
@@ -25,21 +27,22 @@ namespace poolshim::abi::ptp::passthrough {
   X(parallelize_6d) X(parallelize_6d_tile_1d) X(parallelize_6d_tile_2d)                       \
   X(compute_1d) X(compute_1d_tiled) X(compute_2d) X(compute_2d_tiled) X(compute_3d_tiled)     \
   X(compute_4d_tiled)
+// clang-format on
 
 enum class Fn : unsigned {
 #define POOLSHIM_PTP_ENUM(name) name,
   POOLSHIM_PTP_LIBRARY_FUNCTIONS(POOLSHIM_PTP_ENUM)
 #undef POOLSHIM_PTP_ENUM
-  count
+      count
 };
 
 // LibraryFn<f>::type: the C function type of pthreadpool_<f> (ours and Debian's are the same ABI).
 template <Fn f>
 struct LibraryFn;
-#define POOLSHIM_PTP_TYPE(name)                 \
-  template <>                                   \
-  struct LibraryFn<Fn::name> {                  \
-    using type = decltype(pthreadpool_##name);  \
+#define POOLSHIM_PTP_TYPE(name)                \
+  template <>                                  \
+  struct LibraryFn<Fn::name> {                 \
+    using type = decltype(pthreadpool_##name); \
   };
 POOLSHIM_PTP_LIBRARY_FUNCTIONS(POOLSHIM_PTP_TYPE)
 #undef POOLSHIM_PTP_TYPE

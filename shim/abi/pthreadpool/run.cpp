@@ -8,8 +8,7 @@ namespace poolshim::abi::ptp {
 
 size_t width(const Target& t) {
   switch (t.kind) {
-    case Kind::serial:
-      return 1;
+    case Kind::serial: return 1;
     case Kind::shared:
       if (core::in_task() || in_executor_task()) return 1;  // nested: runs inline
       return core::width(t.threads);

@@ -20,14 +20,14 @@ size_t width(const Target& t);
 size_t peek_width(const Target& t);
 
 // fn(ctx, thread_index, begin, run) over runs of consecutive items that cover [0, range) exactly
-// once (core/pool.h's RangeFn: the run grants each item); returns when all are done. thread_index < width(t). The serial path (NULL pool, width 1,
-// nested call) is one run [0, range) on the calling thread. flags: PTHREADPOOL_FLAG_*
-// (DISABLE_DENORMALS is honoured on every path, including the serial one, as upstream does).
-// An exception escaping fn: see docs/pthreadpool-coverage.md, "Exceptions and unwinding".
+// once (core/pool.h's RangeFn: the run grants each item); returns when all are done. thread_index <
+// width(t). The serial path (NULL pool, width 1, nested call) is one run [0, range) on the calling
+// thread. flags: PTHREADPOOL_FLAG_* (DISABLE_DENORMALS is honoured on every path, including the
+// serial one, as upstream does). An exception escaping fn: see docs/pthreadpool-coverage.md,
+// "Exceptions and unwinding".
 void run_ranges_dispatch(const Target& t, size_t range, core::RangeFn fn, void* ctx,
                          uint32_t flags);
-inline void run_ranges(const Target& t, size_t range, core::RangeFn fn, void* ctx,
-                       uint32_t flags) {
+inline void run_ranges(const Target& t, size_t range, core::RangeFn fn, void* ctx, uint32_t flags) {
   // The serial path without a floating-point mode to set: one run, no call in between.
   if (t.kind == Kind::serial && (flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS) == 0) {
     core::Run run(0, range);
@@ -43,8 +43,9 @@ size_t executor_width(Handle* h);
 // True while the calling thread runs an item of an executor call (nested calls go inline).
 bool in_executor_task();
 
-// Flushes denormals to zero while alive when flags asks for it (PTHREADPOOL_FLAG_DISABLE_DENORMALS),
-// the caller's floating-point mode restored after (base/fp_mode.h); otherwise does nothing.
+// Flushes denormals to zero while alive when flags asks for it
+// (PTHREADPOOL_FLAG_DISABLE_DENORMALS), the caller's floating-point mode restored after
+// (base/fp_mode.h); otherwise does nothing.
 struct DenormalsGuard : base::DenormalsFlushed {
   explicit DenormalsGuard(uint32_t flags)
       : DenormalsFlushed((flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS) != 0) {}
