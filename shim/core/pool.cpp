@@ -534,6 +534,9 @@ void pool_atfork_parent() { workers::atfork_parent(); }
 // child, and nothing waits for them (refs count only the forking thread's own reference).
 void pool_atfork_child() {
   workers::atfork_child();
+  // Linux 6.18 keeps the membarrier registration across fork (measured); asking again in the
+  // child's first call costs two system calls and holds on any kernel that does not.
+  heavy_barrier_atfork_child();
   for (size_t i = 0; i < kSlots; ++i) {
     g_slots[i].job.store(nullptr, std::memory_order_relaxed);
     g_slots[i].refs.store(t_ref_slot == i ? 1 : 0, std::memory_order_relaxed);
