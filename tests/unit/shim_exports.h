@@ -13,27 +13,9 @@ inline const std::string& shim_library_path() {
   return path;
 }
 
-// Empty when nm cannot be run or the library is missing (tests then fail on an empty set).
-inline std::map<std::string, std::string> shim_dynamic_exports() {
-  std::map<std::string, std::string> names;
-  std::string cmd = "nm -D --defined-only '" + shim_library_path() + "' 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return names;
-  char line[4096];
-  while (fgets(line, sizeof line, p)) {
-    std::istringstream in(line);
-    std::string addr, type, name;
-    // Type A: a version definition (POOLSHIM_1, OMP_1.0, ...), not a symbol of any surface.
-    if (!(in >> addr >> type >> name) || type == "A") continue;
-    // nm prints a versioned symbol as name@@VERSION (or name@VERSION for an older one): the
-    // export lists hold names; tests/unit/openmp_exports_test.cpp checks the versions.
-    names[name.substr(0, name.find('@'))] = type;
-  }
-  pclose(p);
-  return names;
-}
-
-// As nm prints them, version suffix included (version definitions, type A, left out).
+// As nm prints them, version suffix included (version definitions, type A, left out: POOLSHIM_1,
+// OMP_1.0, ... name a version, not a symbol of any surface). Empty when nm cannot be run or the
+// library is missing (tests then fail on an empty set).
 inline std::map<std::string, std::string> shim_versioned_exports() {
   std::map<std::string, std::string> names;
   std::string cmd = "nm -D --defined-only '" + shim_library_path() + "' 2>/dev/null";
@@ -46,5 +28,14 @@ inline std::map<std::string, std::string> shim_versioned_exports() {
     if (in >> addr >> type >> name && type != "A") names[name] = type;
   }
   pclose(p);
+  return names;
+}
+
+// The same names without their versions (name@@VERSION or name@VERSION -> name): the export
+// lists hold names; tests/unit/openmp_exports_test.cpp checks the versions.
+inline std::map<std::string, std::string> shim_dynamic_exports() {
+  std::map<std::string, std::string> names;
+  for (const auto& [name, type] : shim_versioned_exports())
+    names[name.substr(0, name.find('@'))] = type;
   return names;
 }

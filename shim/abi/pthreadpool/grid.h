@@ -171,6 +171,23 @@ inline void walk(const Shape<D>& s, const Body& body, size_t thread_index, size_
 
 void warn_too_large(const char* what);
 
+// The s.total tiles of a shape on the pool: every run the pool hands out is walked by Walk (walk()
+// for the static variants, dynamic_run() for the dynamic ones).
+template <size_t D, typename Body,
+          void (*Walk)(const Shape<D>&, const Body&, size_t, size_t, core::Run&)>
+void run_shape(pthreadpool_t pool, const char* what, const Shape<D>& s, uint32_t flags,
+               const Body& body) {
+  struct Ctx {
+    const Shape<D>* s;
+    const Body* body;
+  } ctx{&s, &body};
+  auto range_fn = [](void* p, size_t thread_index, size_t begin, core::Run& run) {
+    auto* c = static_cast<Ctx*>(p);
+    Walk(*c->s, *c->body, thread_index, begin, run);
+  };
+  run_ranges(resolve(pool, what), s.total, range_fn, &ctx, flags);
+}
+
 // body(thread_index, const size_t* start, const size_t* count) once per tile. kTiled: bit d set
 // when dimension d is tiled (untiled dimensions must pass tile 1).
 template <size_t D, unsigned kTiled, typename Body>
@@ -195,15 +212,7 @@ void run_tiles(pthreadpool_t pool, const char* what, const size_t (&range)[D],
   }
   if (!make_shape<D, kTiled>(s, range, tile)) return warn_too_large(what);
   if (s.total == 0) return;
-  struct Ctx {
-    const Shape<D>* s;
-    const Body* body;
-  } ctx{&s, &body};
-  auto range_fn = [](void* p, size_t thread_index, size_t begin, core::Run& run) {
-    auto* c = static_cast<Ctx*>(p);
-    walk<D, kTiled>(*c->s, *c->body, thread_index, begin, run);
-  };
-  run_ranges(resolve(pool, what), s.total, range_fn, &ctx, flags);
+  run_shape<D, Body, walk<D, kTiled, Body>>(pool, what, s, flags, body);
 }
 
 // One run of a dynamic variant from tile `begin`: the span of tiles the run grants, split at row
@@ -287,15 +296,7 @@ void run_dynamic(pthreadpool_t pool, const char* what, const size_t (&range)[D],
   Shape<D> s;
   if (!make_shape<D, ((1u << K) - 1) << (D - K)>(s, range, tile)) return warn_too_large(what);
   if (s.total == 0) return;
-  struct Ctx {
-    const Shape<D>* s;
-    const Body* body;
-  } ctx{&s, &body};
-  auto range_fn = [](void* p, size_t thread_index, size_t begin, core::Run& run) {
-    auto* x = static_cast<Ctx*>(p);
-    dynamic_run<D, K>(*x->s, *x->body, thread_index, begin, run);
-  };
-  run_ranges(resolve(pool, what), s.total, range_fn, &ctx, flags);
+  run_shape<D, Body, dynamic_run<D, K, Body>>(pool, what, s, flags, body);
 }
 
 }  // namespace poolshim::abi::ptp::grid
