@@ -276,6 +276,8 @@ def main():
     ap.add_argument("--match", default=None, help="only tests whose name matches this regex")
     ap.add_argument("--native", action="store_true",
                     help="add a third mode: the preload with POOLSHIM_OPENMP=shim")
+    ap.add_argument("--native-only", action="store_true",
+                    help="with --native: leave the forwarding column out (libgomp and native only)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=60.0)
     a = ap.parse_args()
@@ -297,6 +299,8 @@ def main():
     if a.native:
         modes.append(("shim-native", {"LD_PRELOAD": os.path.abspath(a.shim),
                                       "POOLSHIM_OPENMP": "shim"}))
+        if a.native_only:
+            del modes[1]
 
     def one(t):
         if t.excluded:

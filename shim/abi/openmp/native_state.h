@@ -90,7 +90,18 @@ struct WorkShare {
   std::atomic<long> ordered_turn{0};  // ordered: the logical number whose chunk may run now
   bool ordered = false;
   void* copyprivate = nullptr;
+  uintptr_t* task_reductions = nullptr;  // the first member's task reductions (below)
 };
+
+// Task reductions on a worksharing construct (native_task_reduction.cpp), the interface between
+// the constructs (GOMP_loop_start, GOMP_loop_ull_start, GOMP_sections2_start, GOMP_scope_start
+// with a `reductions` array) and the task reduction runtime: a member calls ws_reductions_begin()
+// before it enters the construct; the first member to arrive calls ws_reductions_first() while it
+// initialises the construct (it registers the array and keeps it in ws->task_reductions); every
+// other member calls ws_reductions_join() once it is inside (its array is bound to the first's).
+void ws_reductions_begin();
+void ws_reductions_first(WorkShare* ws, uintptr_t* reductions);
+void ws_reductions_join(WorkShare* ws, uintptr_t* reductions);
 
 // Worksharing (native_loop.cpp): enter the calling member's next construct, creating it with
 // init(arg) when it is the first to arrive (*first = true then); leave it.
