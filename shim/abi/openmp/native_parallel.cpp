@@ -75,6 +75,8 @@ ThreadState enter(Team* t, unsigned m) {
   s.ws = nullptr;
   s.icv = t->member_icv;
   s.icv_ready = true;
+  s.taskgroup = t->taskgroup;  // a new implicit task: GOMP_parallel_reductions' taskgroup or none
+  s.in_final = false;
   return saved;
 }
 
@@ -118,6 +120,13 @@ void run_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset) {
   // Members that left the preset construct freed it; one that ended the region inside it
   // (nowait and no end call is not valid OpenMP) would leave it here.
   if (t.ws_head == preset && preset->left < t.n) delete preset;
+}
+
+void run_parallel(void (*fn)(void*), void* data, unsigned n, TaskGroup* taskgroup) {
+  Team t;
+  init_team(&t, fn, data, n);
+  t.taskgroup = taskgroup;
+  core::team::run(t.n, member_main, &t);
 }
 
 }  // namespace poolshim::abi::openmp::native

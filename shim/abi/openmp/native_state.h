@@ -31,6 +31,17 @@ struct Icv {
 
 struct WorkShare;
 
+// Tasks (omp-tasks area; native_task.cpp): a taskgroup of the calling thread's current task, as
+// libgomp's: GOMP_taskgroup_start pushes one (its reductions inherited from the enclosing one),
+// GOMP_taskgroup_end pops it. Tasks run undeferred, so the encountering thread's innermost
+// taskgroup is also the task's.
+struct TaskGroup {
+  TaskGroup* prev = nullptr;
+  uintptr_t* reductions = nullptr;  // task reductions in libgomp's layout (native_task_reduction)
+  bool workshare = false;           // a worksharing construct's (ws_reductions_begin)
+  std::atomic<bool> cancelled{false};
+};
+
 struct Team {
   unsigned n = 1;             // members
   unsigned level = 0;         // nesting level of this region (1 = outermost)
@@ -52,6 +63,8 @@ struct Team {
   std::atomic<unsigned long> single_claimed{0};
   // single copyprivate: the data the executing member broadcasts.
   std::atomic<void*> copy_data{nullptr};
+  // GOMP_parallel_reductions: every member's implicit task starts in this taskgroup (omp-tasks).
+  TaskGroup* taskgroup = nullptr;
 };
 
 struct ThreadState {
@@ -66,6 +79,9 @@ struct ThreadState {
   long ord_end = -1;
   Icv icv;
   bool icv_ready = false;
+  // The current task (omp-tasks area): its innermost taskgroup, and whether it is final.
+  TaskGroup* taskgroup = nullptr;
+  bool in_final = false;
 };
 
 ThreadState& me();  // the calling thread's state (ICVs from the globals on first use)
@@ -102,6 +118,15 @@ struct WorkShare {
 void ws_reductions_begin();
 void ws_reductions_first(WorkShare* ws, uintptr_t* reductions);
 void ws_reductions_join(WorkShare* ws, uintptr_t* reductions);
+
+// Tasks (native_task.cpp): GOMP_taskgroup_start/_end for the calling thread's current task.
+void taskgroup_start();
+void taskgroup_end();
+// GOMP_taskgroup_reduction_register (native_task_reduction.cpp).
+void taskgroup_reduction_register(uintptr_t* data);
+// A parallel region whose members' implicit tasks start in `taskgroup` (GOMP_parallel_reductions;
+// native_parallel.cpp). n: the team size from team_size_for().
+void run_parallel(void (*fn)(void*), void* data, unsigned n, TaskGroup* taskgroup);
 
 // Worksharing (native_loop.cpp): enter the calling member's next construct, creating it with
 // init(arg) when it is the first to arrive (*first = true then); leave it.

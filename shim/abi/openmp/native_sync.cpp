@@ -1,10 +1,5 @@
-// Native synchronisation and tasks: critical (unnamed and named), atomic, single and single
-// copyprivate, tasks run undeferred, taskwait/taskgroup, cancellation (cancel-var false).
-//
-// Tasks: the specification lets every task be undeferred (executed at once by the thread that
-// meets it); libgomp does the same for a thread outside a team. Dependences are then met by
-// program order: every sibling that came before has finished. A detached task's event is a
-// dummy that omp_fulfill_event accepts.
+// Native synchronisation: critical (unnamed and named), atomic, single and single copyprivate,
+// cancellation (cancel-var false). Tasks are in native_task.cpp.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +11,6 @@ namespace {
 
 Lock g_critical;  // the unnamed critical section (one per process, as libgomp's)
 Lock g_atomic;    // GOMP_atomic_start/end: atomics the compiler could not make lock-free
-
-constexpr unsigned kTaskFlagDetach = 1u << 13;  // GOMP_TASK_FLAG_DETACH (gomp-constants.h)
-char g_dummy_event;
 
 void init_nothing(WorkShare*, void*) {}
 
@@ -67,32 +59,6 @@ void psn_GOMP_single_copy_end(void* data) {
   team_barrier();
   ws_leave();
 }
-
-void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
-                   long arg_align, bool if_clause, unsigned flags, void** depend, int priority,
-                   void* detach) {
-  if ((flags & kTaskFlagDetach) != 0 && detach != nullptr)
-    *static_cast<void**>(detach) = &g_dummy_event;
-  if (cpyfn == nullptr) {
-    fn(data);
-    return;
-  }
-  size_t size = static_cast<size_t>(arg_size) + static_cast<size_t>(arg_align) - 1;
-  char stack_buf[256];
-  char* buf = size <= sizeof stack_buf ? stack_buf : static_cast<char*>(malloc(size));
-  if (buf == nullptr) abort();  // as libgomp's gomp_malloc
-  char* arg = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(buf) + arg_align - 1) &
-                                      ~static_cast<uintptr_t>(arg_align - 1));
-  cpyfn(arg, data);
-  fn(arg);
-  if (buf != stack_buf) free(buf);
-}
-void psn_GOMP_taskwait() {}
-void psn_GOMP_taskwait_depend(void**) {}
-void psn_GOMP_taskyield() {}
-void psn_GOMP_taskgroup_start() {}
-void psn_GOMP_taskgroup_end() {}
-void psn_omp_fulfill_event(void*) {}
 
 bool psn_GOMP_cancel(int, bool) { return false; }
 bool psn_GOMP_cancellation_point(int) { return false; }

@@ -79,6 +79,15 @@ PSN_DECL(static)
 PSN_DECL(dynamic)
 PSN_DECL(guided)
 #undef PSN_DECL
+// omp-tasks: task reductions, taskloop, omp_in_final.
+void psn_GOMP_parallel_reductions();
+void psn_GOMP_task_reduction_remap();
+void psn_GOMP_taskgroup_reduction_register();
+void psn_GOMP_taskgroup_reduction_unregister();
+void psn_GOMP_workshare_task_reduction_unregister();
+void psn_GOMP_taskloop();
+void psn_GOMP_taskloop_ull();
+void psn_omp_in_final();
 }
 
 namespace poolshim::abi::openmp::native {
@@ -179,6 +188,16 @@ const Row kNative[] = {
     R(omp_get_thread_limit),
     R(omp_get_schedule),
     R(omp_set_schedule),
+    // omp-tasks: task reductions (native_task_reduction.cpp), taskloop (native_taskloop.cpp),
+    // omp_in_final (native_task.cpp).
+    R(GOMP_parallel_reductions),
+    R(GOMP_task_reduction_remap),
+    R(GOMP_taskgroup_reduction_register),
+    R(GOMP_taskgroup_reduction_unregister),
+    R(GOMP_workshare_task_reduction_unregister),
+    R(GOMP_taskloop),
+    R(GOMP_taskloop_ull),
+    R(omp_in_final),
 };
 #undef R
 #undef AS

@@ -1,0 +1,192 @@
+// Native taskloop: GOMP_taskloop (long) and GOMP_taskloop_ull (unsigned long long).
+//
+// The iterations are split into tasks exactly as libgomp's taskloop.c splits them (read for the
+// arithmetic, never copied): grainsize(g) gives n / g tasks of g iterations or more (strict:
+// tasks of g, the last one the rest), num_tasks(k) (default: the team's size) k tasks, the first
+// n % k of them one iteration longer. The tasks then run undeferred, one after the other, on the
+// encountering thread (native_task.cpp), as libgomp runs them when it does not defer them: with
+// a copy function every task's data is copied first, then each task runs; without one each task
+// runs on the caller's data with its bounds written into it. Unless nogroup, the tasks run in a
+// taskgroup, in which a reduction clause's array is registered (native_task_reduction.cpp).
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi/openmp/native_state.h"
+
+namespace poolshim::abi::openmp::native {
+namespace {
+
+// gomp-constants.h
+constexpr unsigned kFlagFinal = 1u << 1;
+constexpr unsigned kFlagUp = 1u << 8;
+constexpr unsigned kFlagGrainsize = 1u << 9;
+constexpr unsigned kFlagNogroup = 1u << 11;
+constexpr unsigned kFlagReduction = 1u << 12;
+constexpr unsigned kFlagStrict = 1u << 14;
+
+// The task body's data starts with its bounds; with a reduction clause, then the array.
+template <typename T>
+struct DataHead {
+  T start, end;
+  uintptr_t* reductions;
+};
+
+// The number of iterations (0: none). long: signed arithmetic with the step's sign; ull: the
+// direction from GOMP_TASK_FLAG_UP.
+unsigned long iterations(long start, long end, long step, unsigned) {
+  long s = step;
+  if (step > 0) {
+    if (start >= end) return 0;
+    --s;
+  } else {
+    if (start <= end) return 0;
+    ++s;
+  }
+  return static_cast<unsigned long>((end - start + s) / step);
+}
+unsigned long long iterations(unsigned long long start, unsigned long long end,
+                              unsigned long long step, unsigned flags) {
+  if ((flags & kFlagUp) != 0) {
+    if (start >= end) return 0;
+    return (end - start + step - 1) / step;
+  }
+  if (start <= end) return 0;
+  return (start - end - step - 1) / -step;
+}
+
+template <typename T, typename U>
+void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
+              long arg_align, unsigned flags, unsigned long num_tasks, T start, T end, T step) {
+  U n = iterations(start, end, step, flags);
+  if (n == 0) {
+    if ((flags & (kFlagNogroup | kFlagReduction)) == kFlagReduction)
+      static_cast<DataHead<T>*>(data)->reductions[2] = 0;  // tells the caller: not registered
+    return;
+  }
+  T task_step = step;
+  T nfirst_task_step = step;
+  unsigned long nfirst = n;  // after task nfirst, the tasks take nfirst_task_step
+  if ((flags & kFlagGrainsize) != 0) {
+    unsigned long grainsize = num_tasks;
+    U ndiv = n / grainsize;
+    num_tasks = static_cast<unsigned long>(ndiv);
+    if (num_tasks != ndiv) num_tasks = ~0ul;
+    if ((flags & kFlagStrict) != 0 && num_tasks != ~0ul) {
+      U mod = n % grainsize;
+      task_step = static_cast<T>(grainsize) * step;
+      if (mod != 0) {
+        ++num_tasks;
+        nfirst_task_step = static_cast<T>(mod) * step;
+        if (num_tasks == 1)
+          task_step = nfirst_task_step;
+        else
+          nfirst = num_tasks - 2;
+      }
+    } else if (num_tasks <= 1) {
+      num_tasks = 1;
+      task_step = end - start;
+    } else if (num_tasks >= grainsize && num_tasks != ~0ul) {
+      U mul = static_cast<U>(num_tasks) * grainsize;
+      task_step = static_cast<T>(grainsize) * step;
+      if (mul != n) {
+        nfirst_task_step = task_step;
+        task_step += step;
+        nfirst = static_cast<unsigned long>(n - mul - 1);
+      }
+    } else {
+      U div = n / num_tasks, mod = n % num_tasks;
+      task_step = static_cast<T>(div) * step;
+      if (mod != 0) {
+        nfirst_task_step = task_step;
+        task_step += step;
+        nfirst = static_cast<unsigned long>(mod - 1);
+      }
+    }
+  } else {
+    if (num_tasks == 0) num_tasks = me().team != nullptr ? me().team->n : 1;
+    if (num_tasks >= n) {
+      num_tasks = static_cast<unsigned long>(n);
+    } else {
+      U div = n / num_tasks, mod = n % num_tasks;
+      task_step = static_cast<T>(div) * step;
+      if (mod != 0) {
+        nfirst_task_step = task_step;
+        task_step += step;
+        nfirst = static_cast<unsigned long>(mod - 1);
+      }
+    }
+  }
+
+  bool group = (flags & kFlagNogroup) == 0;
+  if (group) {
+    taskgroup_start();
+    if ((flags & kFlagReduction) != 0)
+      taskgroup_reduction_register(static_cast<DataHead<T>*>(data)->reductions);
+  }
+
+  ThreadState& s = me();
+  TaskGroup* taskgroup = s.taskgroup;
+  bool was_final = s.in_final;
+  bool task_final = was_final || (flags & kFlagFinal) != 0;
+  if (cpyfn != nullptr) {
+    size_t align = static_cast<size_t>(arg_align);
+    size_t size = (static_cast<size_t>(arg_size) + align - 1) & ~(align - 1);
+    char* buf = static_cast<char*>(malloc(num_tasks * size + align - 1));
+    if (buf == nullptr) abort();  // as libgomp's gomp_malloc
+    char* args = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(buf) + align - 1) &
+                                         ~static_cast<uintptr_t>(align - 1));
+    s.in_final = task_final;
+    for (unsigned long i = 0; i < num_tasks; ++i) cpyfn(args + i * size, data);
+    for (unsigned long i = 0; i < num_tasks; ++i) {
+      T* bounds = reinterpret_cast<T*>(args + i * size);
+      bounds[0] = start;
+      start += task_step;
+      bounds[1] = start;
+      if (i == nfirst) task_step = nfirst_task_step;
+      s.in_final = task_final;
+      s.taskgroup = taskgroup;
+      fn(bounds);
+    }
+    free(buf);
+  } else {
+    T* bounds = static_cast<T*>(data);
+    for (unsigned long i = 0; i < num_tasks; ++i) {
+      bounds[0] = start;
+      start += task_step;
+      bounds[1] = start;
+      if (i == nfirst) task_step = nfirst_task_step;
+      s.in_final = task_final;
+      s.taskgroup = taskgroup;
+      fn(data);
+    }
+  }
+  s.in_final = was_final;
+  s.taskgroup = taskgroup;
+
+  if (group) taskgroup_end();
+}
+
+}  // namespace
+}  // namespace poolshim::abi::openmp::native
+
+using namespace poolshim::abi::openmp::native;
+
+extern "C" {
+
+void psn_GOMP_taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
+                       long arg_align, unsigned flags, unsigned long num_tasks, int priority,
+                       long start, long end, long step) {
+  taskloop<long, unsigned long>(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, start, end,
+                                step);
+}
+
+void psn_GOMP_taskloop_ull(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*),
+                           long arg_size, long arg_align, unsigned flags, unsigned long num_tasks,
+                           int priority, unsigned long long start, unsigned long long end,
+                           unsigned long long step) {
+  taskloop<unsigned long long, unsigned long long>(fn, data, cpyfn, arg_size, arg_align, flags,
+                                                   num_tasks, start, end, step);
+}
+
+}  // extern "C"
