@@ -4,9 +4,9 @@
 // arithmetic, never copied): grainsize(g) gives n / g tasks of g iterations or more (strict:
 // tasks of g, the last one the rest), num_tasks(k) (default: the team's size) k tasks, the first
 // n % k of them one iteration longer. The tasks then run undeferred, one after the other, on the
-// encountering thread (native_task.cpp), as libgomp runs them when it does not defer them: with
-// a copy function every task's data is copied first, then each task runs; without one each task
-// runs on the caller's data with its bounds written into it. Unless nogroup, the tasks run in a
+// encountering thread (native_task.cpp). Each task gets its own copy of the data, as libgomp's
+// deferred tasks do (with a copy function all copies are made first, then the tasks run), so a
+// task's firstprivate changes never reach the next task. Unless nogroup, the tasks run in a
 // taskgroup, in which a reduction clause's array is registered (native_task_reduction.cpp).
 #include <stdint.h>
 #include <stdlib.h>
@@ -129,38 +129,32 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
   TaskGroup* taskgroup = s.taskgroup;
   bool was_final = s.in_final;
   bool task_final = was_final || (flags & kFlagFinal) != 0;
+  size_t align = static_cast<size_t>(arg_align);
+  size_t size = (static_cast<size_t>(arg_size) + align - 1) & ~(align - 1);
+  unsigned long copies = cpyfn != nullptr ? num_tasks : 1;
+  char stack_buf[512];
+  size_t bytes = copies * size + align - 1;
+  char* buf = bytes <= sizeof stack_buf ? stack_buf : static_cast<char*>(malloc(bytes));
+  if (buf == nullptr) abort();  // as libgomp's gomp_malloc
+  char* args = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(buf) + align - 1) &
+                                       ~static_cast<uintptr_t>(align - 1));
   if (cpyfn != nullptr) {
-    size_t align = static_cast<size_t>(arg_align);
-    size_t size = (static_cast<size_t>(arg_size) + align - 1) & ~(align - 1);
-    char* buf = static_cast<char*>(malloc(num_tasks * size + align - 1));
-    if (buf == nullptr) abort();  // as libgomp's gomp_malloc
-    char* args = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(buf) + align - 1) &
-                                         ~static_cast<uintptr_t>(align - 1));
     s.in_final = task_final;
     for (unsigned long i = 0; i < num_tasks; ++i) cpyfn(args + i * size, data);
-    for (unsigned long i = 0; i < num_tasks; ++i) {
-      T* bounds = reinterpret_cast<T*>(args + i * size);
-      bounds[0] = start;
-      start += task_step;
-      bounds[1] = start;
-      if (i == nfirst) task_step = nfirst_task_step;
-      s.in_final = task_final;
-      s.taskgroup = taskgroup;
-      fn(bounds);
-    }
-    free(buf);
-  } else {
-    T* bounds = static_cast<T*>(data);
-    for (unsigned long i = 0; i < num_tasks; ++i) {
-      bounds[0] = start;
-      start += task_step;
-      bounds[1] = start;
-      if (i == nfirst) task_step = nfirst_task_step;
-      s.in_final = task_final;
-      s.taskgroup = taskgroup;
-      fn(data);
-    }
   }
+  for (unsigned long i = 0; i < num_tasks; ++i) {
+    char* arg = args + (cpyfn != nullptr ? i * size : 0);
+    if (cpyfn == nullptr) memcpy(arg, data, static_cast<size_t>(arg_size));
+    T* bounds = reinterpret_cast<T*>(arg);
+    bounds[0] = start;
+    start += task_step;
+    bounds[1] = start;
+    if (i == nfirst) task_step = nfirst_task_step;
+    s.in_final = task_final;
+    s.taskgroup = taskgroup;
+    fn(arg);
+  }
+  if (buf != stack_buf) free(buf);
   s.in_final = was_final;
   s.taskgroup = taskgroup;
 
