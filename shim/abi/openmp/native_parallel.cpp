@@ -77,6 +77,7 @@ ThreadState enter(Team* t, unsigned m) {
   s.icv_ready = true;
   s.taskgroup = t->taskgroup;  // a new implicit task: GOMP_parallel_reductions' taskgroup or none
   s.in_final = false;
+  s.task = nullptr;
   return saved;
 }
 

@@ -79,9 +79,12 @@ struct ThreadState {
   long ord_end = -1;
   Icv icv;
   bool icv_ready = false;
-  // The current task (omp-tasks area): its innermost taskgroup, and whether it is final.
+  // The current task (omp-tasks area): its innermost taskgroup, whether it is final, and which
+  // explicit task it is (a unique address while it runs; nullptr in the implicit task, which is
+  // this thread's: e.g. a nest lock's owner is `task ? task : the thread`).
   TaskGroup* taskgroup = nullptr;
   bool in_final = false;
+  const void* task = nullptr;
 };
 
 ThreadState& me();  // the calling thread's state (ICVs from the globals on first use)

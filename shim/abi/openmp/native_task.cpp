@@ -54,7 +54,10 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
   ThreadState& s = me();
   TaskGroup* taskgroup = s.taskgroup;
   bool was_final = s.in_final;
+  const void* parent = s.task;
+  char self;  // the task's identity while it runs
   s.in_final = was_final || (flags & kTaskFlagFinal) != 0;
+  s.task = &self;
   if (cpyfn == nullptr) {
     fn(data);
   } else {
@@ -70,6 +73,7 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
   }
   s.in_final = was_final;  // the same thread: an undeferred task never migrates
   s.taskgroup = taskgroup;
+  s.task = parent;
 }
 
 void psn_GOMP_taskwait() {}

@@ -129,6 +129,8 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
   TaskGroup* taskgroup = s.taskgroup;
   bool was_final = s.in_final;
   bool task_final = was_final || (flags & kFlagFinal) != 0;
+  const void* parent = s.task;
+  char self;  // the tasks' identity (one at a time: they run one after the other)
   size_t align = static_cast<size_t>(arg_align);
   size_t size = (static_cast<size_t>(arg_size) + align - 1) & ~(align - 1);
   unsigned long copies = cpyfn != nullptr ? num_tasks : 1;
@@ -140,6 +142,7 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
                                        ~static_cast<uintptr_t>(align - 1));
   if (cpyfn != nullptr) {
     s.in_final = task_final;
+    s.task = &self;
     for (unsigned long i = 0; i < num_tasks; ++i) cpyfn(args + i * size, data);
   }
   for (unsigned long i = 0; i < num_tasks; ++i) {
@@ -152,11 +155,13 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
     if (i == nfirst) task_step = nfirst_task_step;
     s.in_final = task_final;
     s.taskgroup = taskgroup;
+    s.task = &self;
     fn(arg);
   }
   if (buf != stack_buf) free(buf);
   s.in_final = was_final;
   s.taskgroup = taskgroup;
+  s.task = parent;
 
   if (group) taskgroup_end();
 }
