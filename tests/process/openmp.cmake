@@ -1,6 +1,7 @@
 # The OpenMP surface (shim/abi/openmp, docs/openmp.md) in real processes:
 #  - process.openmp.forward: an -fopenmp program's output without the shim, preloaded, and
 #    preloaded with POOLSHIM_DISABLE=openmp, at several OMP_NUM_THREADS (openmp_driver.py);
+#  - process.openmp.tasks: the same comparison for tasks (openmp_tasks_driver.py);
 #  - process.openmp.libgomp_subset: a fast subset of GCC's own libgomp testsuite, without and
 #    with the preload (scripts/libgomp_suite.py --subset; the full run is scripts/libgomp_suite.sh).
 #    Skipped where Debian's gcc-12-source is not installed (scripts/deps.sh openmp).
@@ -18,6 +19,12 @@ add_test(NAME process.openmp.forward
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_driver.py
     --shim $<TARGET_FILE:poolshim> --program $<TARGET_FILE:openmp_program>)
 set_tests_properties(process.openmp.forward PROPERTIES TIMEOUT 300 LABELS "process;openmp")
+
+# Tasks (openmp_tasks_driver.py): task reductions, taskloop, omp_in_final, natively too.
+add_test(NAME process.openmp.tasks
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_tasks_driver.py
+    --shim $<TARGET_FILE:poolshim> --program $<TARGET_FILE:openmp_tasks>)
+set_tests_properties(process.openmp.tasks PROPERTIES TIMEOUT 300 LABELS "process;openmp")
 
 # The suite's runner preloads the shim alone: no sanitizer runtime, so not in sanitizer builds.
 file(GLOB _gcc_tarball /usr/src/gcc-12/gcc-12*.tar.xz)
