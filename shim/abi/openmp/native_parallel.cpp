@@ -137,9 +137,7 @@ using namespace poolshim::abi::openmp::native;
 extern "C" {
 
 void psn_GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags) {
-  Team t;
-  init_team(&t, fn, data, resolve_team_size(num_threads));
-  poolshim::core::team::run(t.n, member_main, &t);
+  run_parallel(fn, data, resolve_team_size(num_threads), nullptr);
 }
 
 void psn_GOMP_parallel_start(void (*fn)(void*), void* data, unsigned num_threads) {
