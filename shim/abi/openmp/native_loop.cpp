@@ -4,11 +4,17 @@
 // Iterations are split as libgomp splits them (its iter.c, read for the arithmetic): static
 // without a chunk gives member i one block, the first n % T members one iteration more; static
 // with a chunk deals chunks round-robin; dynamic hands out chunks in order; guided hands out
-// ceil(remaining / T), at least the chunk. The same static split means the same partial sums.
+// ceil(remaining / T), at least the chunk, where remaining is (end - next) / incr rounded down
+// with the loop's own end (as libgomp: a last partial step counts as none). A loop's end is
+// kept as given (or start when it has no iterations); chunk ends are start + k * incr, but the
+// last dynamic or guided chunk, and a team of 1's block, end at it. The same split means the
+// same partial sums.
 // Ordered: chunks take turns in the order of their logical iteration numbers; a member passes
 // the turn on when it moves to its next chunk or leaves the loop.
 #include <sched.h>
+#include <stdlib.h>
 
+#include "abi/openmp/native_loop.h"
 #include "abi/openmp/native_state.h"
 #include "core/futex.h"
 
@@ -26,18 +32,13 @@ struct LoopArgs {
   int sched;
   long start, end, incr, chunk;
   bool ordered;
+  const DoacrossSpec* dx;
 };
 
 void init_loop(WorkShare* w, void* arg) {
   const LoopArgs& a = *static_cast<LoopArgs*>(arg);
-  w->sched = a.sched == kAuto ? kStatic : a.sched;
-  w->chunk = a.chunk;
-  w->start = a.start;
-  w->incr = a.incr;
-  w->end = a.start + iterations(a.start, a.end, a.incr) * a.incr;
-  w->next_iter.store(a.start, std::memory_order_relaxed);
-  w->ordered = a.ordered;
-  w->ordered_turn.store(0, std::memory_order_relaxed);
+  loop_init(w, a.sched, a.start, a.end, a.incr, a.chunk, a.ordered);
+  if (a.dx != nullptr) doacross_init(w, *a.dx, static_cast<unsigned long>(a.chunk));
 }
 
 unsigned team_n() {
@@ -48,7 +49,14 @@ unsigned team_n() {
 bool static_next(WorkShare* w, long* istart, long* iend) {
   ThreadState& s = me();
   unsigned nthreads = team_n(), i = s.num;
-  long n = (w->end - w->start) / w->incr;
+  if (nthreads == 1) {  // libgomp: the whole range at once, to the loop's own end
+    if (s.static_trip > 0) return false;
+    s.static_trip = 1;
+    *istart = w->start;
+    *iend = w->end;
+    return w->start != w->end;
+  }
+  long n = iterations(w->start, w->end, w->incr);
   long s0, e0;
   if (w->chunk == 0) {
     if (s.static_trip > 0) return false;
@@ -109,9 +117,11 @@ void wait_turn(WorkShare* w, long mine) {
   }
 }
 
+}  // namespace
+
 // Ordered loops: before a member takes its next chunk (or leaves), its current chunk's turn
 // must have come, and passes on.
-void pass_turn(WorkShare* w) {
+void ordered_pass(WorkShare* w) {
   ThreadState& s = me();
   if (!w->ordered || s.ord_begin < 0) return;
   wait_turn(w, s.ord_begin);
@@ -119,58 +129,106 @@ void pass_turn(WorkShare* w) {
   s.ord_begin = s.ord_end = -1;
 }
 
+void ordered_took(long begin, long end) {
+  me().ord_begin = begin;
+  me().ord_end = end;
+}
+
+namespace {
+
 bool next(long* istart, long* iend) {
   WorkShare* w = me().ws;
   if (w == nullptr) return false;
-  pass_turn(w);
+  ordered_pass(w);
   bool got;
   switch (w->sched) {
     case kDynamic: got = dynamic_next(w, istart, iend); break;
     case kGuided: got = guided_next(w, istart, iend); break;
     default: got = static_next(w, istart, iend); break;
   }
-  if (got && w->ordered) {
-    me().ord_begin = (*istart - w->start) / w->incr;
-    me().ord_end = (*iend - w->start) / w->incr;
-  }
+  if (got && w->ordered)
+    ordered_took((*istart - w->start) / w->incr, iterations(w->start, *iend, w->incr));
   return got;
 }
 
 bool start(int sched, long start, long end, long incr, long chunk, bool ordered, long* istart,
            long* iend) {
-  if (sched == 0) {  // runtime
-    sched = icv().run_sched;
-    chunk = icv().run_chunk;
-    if (sched == kAuto) sched = kStatic, chunk = 0;
-  } else if (sched != kStatic && chunk < 1) {
-    chunk = 1;
+  sched = resolve_sched(sched, &chunk);
+  return loop_begin(sched, start, end, incr, chunk, ordered, nullptr, nullptr, istart, iend);
+}
+
+struct Begin {
+  void (*init)(WorkShare*, void*);
+  void* arg;
+  uintptr_t* reductions;
+  size_t mem_size;
+};
+
+void init_begin(WorkShare* w, void* arg) {
+  Begin& b = *static_cast<Begin*>(arg);
+  if (b.init != nullptr) b.init(w, b.arg);
+  if (b.reductions != nullptr) ws_reductions_first(w, b.reductions);
+  if (b.mem_size != SIZE_MAX) {
+    w->mem = calloc(1, b.mem_size > 0 ? b.mem_size : 1);
+    if (w->mem == nullptr) abort();  // as libgomp's gomp_malloc_cleared
   }
-  LoopArgs a{sched, start, end, incr, chunk, ordered};
-  bool first;
-  ws_enter(init_loop, &a, &first);
-  me().static_trip = 0;
-  me().ord_begin = me().ord_end = -1;
-  return next(istart, iend);
 }
 
 void end_loop(bool barrier) {
   WorkShare* w = me().ws;
-  if (w != nullptr) pass_turn(w);
+  if (w != nullptr) ordered_pass(w);
   ws_leave();
   if (barrier) team_barrier();
 }
 
 }  // namespace
 
+int resolve_sched(long sched, long* chunk) {
+  sched &= ~kSchedMonotonic;
+  int kind = static_cast<int>(sched);
+  if (kind != kStatic && kind != kDynamic && kind != kGuided) {  // runtime, or auto: runtime
+    kind = icv().run_sched;
+    *chunk = icv().run_chunk;
+    if (kind != kStatic && kind != kDynamic && kind != kGuided) kind = kStatic, *chunk = 0;
+  }
+  if (kind != kStatic && *chunk < 1) *chunk = 1;  // a chunk of 0 would hand out nothing forever
+  return kind;
+}
+
+WorkShare::~WorkShare() { ws_free_extras(this); }
+
+void ws_free_extras(WorkShare* w) {
+  free(w->mem);
+  w->mem = nullptr;
+  free(w->doacross);
+  w->doacross = nullptr;
+}
+
+void loop_init(WorkShare* w, int sched, long start, long end, long incr, long chunk, bool ordered) {
+  w->ull = false;
+  w->sched = sched;
+  w->chunk = chunk;
+  w->start = start;
+  w->incr = incr;
+  w->end = iterations(start, end, incr) == 0 ? start : end;
+  w->next_iter.store(start, std::memory_order_relaxed);
+  w->ordered = ordered;
+  w->ordered_turn.store(0, std::memory_order_relaxed);
+}
+
+// The thread outside any team reuses one construct (it cannot meet two at once: a construct
+// met inside another's body binds to a region's team). A team of 1 has a list as any team.
 WorkShare* ws_enter(void (*init)(WorkShare*, void*), void* arg, bool* first) {
   ThreadState& s = me();
   Team* t = s.team;
   WorkShare* w;
   *first = true;
-  if (t == nullptr || t->n <= 1) {
+  if (t == nullptr) {
     w = &t_solo;
     w->left = 0;
     w->copyprivate = nullptr;
+    w->task_reductions = nullptr;
+    ws_free_extras(w);
     init(w, arg);
   } else {
     unsigned long k = s.ws_seq++;
@@ -192,6 +250,29 @@ WorkShare* ws_enter(void (*init)(WorkShare*, void*), void* arg, bool* first) {
   return w;
 }
 
+WorkShare* ws_begin(void (*init)(WorkShare*, void*), void* arg, uintptr_t* reductions, void** mem,
+                    bool* first) {
+  if (reductions != nullptr) ws_reductions_begin();
+  Begin b{init, arg, reductions,
+          mem != nullptr ? static_cast<size_t>(reinterpret_cast<uintptr_t>(*mem)) : SIZE_MAX};
+  WorkShare* w = ws_enter(init_begin, &b, first);
+  if (!*first && reductions != nullptr) ws_reductions_join(w, reductions);
+  if (mem != nullptr) *mem = w->mem;
+  return w;
+}
+
+bool loop_begin(int sched, long start_, long end, long incr, long chunk, bool ordered,
+                uintptr_t* reductions, void** mem, long* istart, long* iend,
+                const DoacrossSpec* dx) {
+  LoopArgs a{sched, start_, end, incr, chunk, ordered, dx};
+  bool first;
+  ws_begin(init_loop, &a, reductions, mem, &first);
+  me().static_trip = 0;
+  me().ord_begin = me().ord_end = -1;
+  if (istart == nullptr) return true;
+  return next(istart, iend);
+}
+
 void ws_leave() {
   ThreadState& s = me();
   Team* t = s.team;
@@ -210,16 +291,9 @@ void ws_leave() {
 
 // For GOMP_parallel_loop_*: a construct set up before the team starts.
 WorkShare* preset_loop(int sched, long start_, long end, long incr, long chunk) {
-  if (sched == 0) {
-    sched = icv().run_sched;
-    chunk = icv().run_chunk;
-    if (sched == kAuto) sched = kStatic, chunk = 0;
-  } else if (sched != kStatic && chunk < 1) {
-    chunk = 1;
-  }
+  sched = resolve_sched(sched, &chunk);
   WorkShare* w = new WorkShare;
-  LoopArgs a{sched, start_, end, incr, chunk, false};
-  init_loop(w, &a);
+  loop_init(w, sched, start_, end, incr, chunk, false);
   return w;
 }
 

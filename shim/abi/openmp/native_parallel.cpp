@@ -7,6 +7,7 @@
 // Beyond libgomp: a region started inside a pool task (pthreadpool, ExecuTorch, poolshim) gets a
 // team of 1, so pools never nest into a thread explosion.
 
+#include "abi/openmp/native_loop.h"
 #include "abi/openmp/native_state.h"
 #include "abi/openmp/openmp_entry.h"
 #include "budget/budget.h"
@@ -130,6 +131,25 @@ void run_parallel(void (*fn)(void*), void* data, unsigned n, TaskGroup* taskgrou
   core::team::run(t.n, member_main, &t);
 }
 
+// GOMP_parallel_start and the GOMP_parallel_loop_*_start / GOMP_parallel_sections_start of
+// native_loop_start.cpp: the caller runs member 0 once this returns, until GOMP_parallel_end.
+void start_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset) {
+  Pending* p = new Pending;
+  init_team(&p->team, fn, data, n);
+  if (preset != nullptr) {
+    preset->seq = 0;
+    p->team.ws_head = preset;
+    p->team.preset = preset;
+  }
+  p->gang = core::team::start(p->team.n, pending_member, p);
+  p->saved = enter(&p->team, 0);
+  if (preset != nullptr) {
+    me().ws = preset;
+    me().ws_seq = 1;
+  }
+  me().pending_region = p;
+}
+
 }  // namespace poolshim::abi::openmp::native
 
 using namespace poolshim::abi::openmp::native;
@@ -141,17 +161,15 @@ void psn_GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsi
 }
 
 void psn_GOMP_parallel_start(void (*fn)(void*), void* data, unsigned num_threads) {
-  Pending* p = new Pending;
-  init_team(&p->team, fn, data, resolve_team_size(num_threads));
-  p->gang = poolshim::core::team::start(p->team.n, pending_member, p);
-  p->saved = enter(&p->team, 0);
-  me().pending_region = p;
+  start_region(fn, data, resolve_team_size(num_threads), nullptr);
 }
 
 void psn_GOMP_parallel_end() {
   Pending* p = static_cast<Pending*>(me().pending_region);
   poolshim::core::team::join(p->gang);
   me() = p->saved;
+  WorkShare* preset = p->team.preset;
+  if (preset != nullptr && p->team.ws_head == preset && preset->left < p->team.n) delete preset;
   delete p;
 }
 

@@ -110,6 +110,18 @@ struct WorkShare {
   bool ordered = false;
   void* copyprivate = nullptr;
   uintptr_t* task_reductions = nullptr;  // the first member's task reductions (below)
+  // omp-loops (native_loop.h): unsigned long long loops (ull set: these fields, not the long
+  // ones; up: counting up), the `mem` block of GOMP_loop_start and its kin, doacross state.
+  bool ull = false;
+  bool up = true;
+  unsigned long long start_ull = 0, end_ull = 0, incr_ull = 1, chunk_ull = 0;
+  std::atomic<unsigned long long> next_ull{0};
+  void* mem = nullptr;
+  struct Doacross* doacross = nullptr;
+  WorkShare() = default;
+  WorkShare(const WorkShare&) = delete;
+  WorkShare& operator=(const WorkShare&) = delete;
+  ~WorkShare();  // frees mem and doacross (native_loop.cpp)
 };
 
 // Task reductions on a worksharing construct (native_task_reduction.cpp), the interface between

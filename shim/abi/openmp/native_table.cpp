@@ -68,6 +68,41 @@ void psn_omp_set_max_active_levels();
 void psn_omp_set_nested();
 void psn_omp_set_num_threads();
 void psn_omp_set_schedule();
+// omp-loops: native_loop_start.cpp and native_doacross.cpp.
+void psn_GOMP_loop_start();
+void psn_GOMP_loop_ordered_start();
+void psn_GOMP_loop_ull_start();
+void psn_GOMP_loop_ull_ordered_start();
+void psn_GOMP_loop_ull_static_start();
+void psn_GOMP_loop_ull_dynamic_start();
+void psn_GOMP_loop_ull_guided_start();
+void psn_GOMP_loop_ull_runtime_start();
+void psn_GOMP_loop_ull_ordered_static_start();
+void psn_GOMP_loop_ull_ordered_dynamic_start();
+void psn_GOMP_loop_ull_ordered_guided_start();
+void psn_GOMP_loop_ull_ordered_runtime_start();
+void psn_GOMP_loop_ull_next();
+void psn_GOMP_loop_doacross_static_start();
+void psn_GOMP_loop_doacross_dynamic_start();
+void psn_GOMP_loop_doacross_guided_start();
+void psn_GOMP_loop_doacross_runtime_start();
+void psn_GOMP_loop_doacross_start();
+void psn_GOMP_loop_ull_doacross_static_start();
+void psn_GOMP_loop_ull_doacross_dynamic_start();
+void psn_GOMP_loop_ull_doacross_guided_start();
+void psn_GOMP_loop_ull_doacross_runtime_start();
+void psn_GOMP_loop_ull_doacross_start();
+void psn_GOMP_doacross_post();
+void psn_GOMP_doacross_wait();
+void psn_GOMP_doacross_ull_post();
+void psn_GOMP_doacross_ull_wait();
+void psn_GOMP_sections2_start();
+void psn_GOMP_scope_start();
+void psn_GOMP_parallel_loop_static_start();
+void psn_GOMP_parallel_loop_dynamic_start();
+void psn_GOMP_parallel_loop_guided_start();
+void psn_GOMP_parallel_loop_runtime_start();
+void psn_GOMP_parallel_sections_start();
 // The macro-made loop functions (native_loop_api.cpp).
 #define PSN_DECL(kind)                         \
   void psn_GOMP_loop_##kind##_start();         \
@@ -151,6 +186,57 @@ const Row kNative[] = {
     R(GOMP_sections_end),
     R(GOMP_sections_end_nowait),
     R(GOMP_sections_end_cancel),
+    // omp-loops: the GOMP 5.0 starts, the ull loops, doacross, sections2, scope, the old
+    // combined starts (native_loop_start.cpp, native_doacross.cpp).
+    R(GOMP_loop_start),
+    R(GOMP_loop_ordered_start),
+    R(GOMP_loop_ull_start),
+    R(GOMP_loop_ull_ordered_start),
+    R(GOMP_loop_ull_static_start),
+    R(GOMP_loop_ull_dynamic_start),
+    R(GOMP_loop_ull_guided_start),
+    R(GOMP_loop_ull_runtime_start),
+    R(GOMP_loop_ull_ordered_static_start),
+    R(GOMP_loop_ull_ordered_dynamic_start),
+    R(GOMP_loop_ull_ordered_guided_start),
+    R(GOMP_loop_ull_ordered_runtime_start),
+    AS(GOMP_loop_ull_nonmonotonic_dynamic_start, GOMP_loop_ull_dynamic_start),
+    AS(GOMP_loop_ull_nonmonotonic_guided_start, GOMP_loop_ull_guided_start),
+    AS(GOMP_loop_ull_nonmonotonic_runtime_start, GOMP_loop_ull_runtime_start),
+    AS(GOMP_loop_ull_maybe_nonmonotonic_runtime_start, GOMP_loop_ull_runtime_start),
+    AS(GOMP_loop_ull_static_next, GOMP_loop_ull_next),
+    AS(GOMP_loop_ull_dynamic_next, GOMP_loop_ull_next),
+    AS(GOMP_loop_ull_guided_next, GOMP_loop_ull_next),
+    AS(GOMP_loop_ull_runtime_next, GOMP_loop_ull_next),
+    AS(GOMP_loop_ull_nonmonotonic_dynamic_next, GOMP_loop_ull_next),
+    AS(GOMP_loop_ull_nonmonotonic_guided_next, GOMP_loop_ull_next),
+    AS(GOMP_loop_ull_nonmonotonic_runtime_next, GOMP_loop_ull_next),
+    AS(GOMP_loop_ull_maybe_nonmonotonic_runtime_next, GOMP_loop_ull_next),
+    AS(GOMP_loop_ull_ordered_static_next, GOMP_loop_ull_next),
+    AS(GOMP_loop_ull_ordered_dynamic_next, GOMP_loop_ull_next),
+    AS(GOMP_loop_ull_ordered_guided_next, GOMP_loop_ull_next),
+    AS(GOMP_loop_ull_ordered_runtime_next, GOMP_loop_ull_next),
+    R(GOMP_loop_doacross_static_start),
+    R(GOMP_loop_doacross_dynamic_start),
+    R(GOMP_loop_doacross_guided_start),
+    R(GOMP_loop_doacross_runtime_start),
+    R(GOMP_loop_doacross_start),
+    R(GOMP_loop_ull_doacross_static_start),
+    R(GOMP_loop_ull_doacross_dynamic_start),
+    R(GOMP_loop_ull_doacross_guided_start),
+    R(GOMP_loop_ull_doacross_runtime_start),
+    R(GOMP_loop_ull_doacross_start),
+    R(GOMP_doacross_post),
+    R(GOMP_doacross_wait),
+    R(GOMP_doacross_ull_post),
+    R(GOMP_doacross_ull_wait),
+    R(GOMP_sections2_start),
+    R(GOMP_scope_start),
+    R(GOMP_parallel_loop_static_start),
+    R(GOMP_parallel_loop_dynamic_start),
+    R(GOMP_parallel_loop_guided_start),
+    R(GOMP_parallel_loop_runtime_start),
+    R(GOMP_parallel_sections_start),
     R(GOMP_critical_start),
     R(GOMP_critical_end),
     R(GOMP_critical_name_start),

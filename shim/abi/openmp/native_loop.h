@@ -1,0 +1,67 @@
+// Inside the native runtime's worksharing (omp-loops): what native_loop.cpp, native_loop_ull.cpp,
+// native_loop_start.cpp and native_doacross.cpp share beyond native_state.h.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include "abi/openmp/native_state.h"
+
+namespace poolshim::abi::openmp::native {
+
+using ull = unsigned long long;
+
+// GOMP_loop_start's `sched` (libgomp's enum gomp_schedule_type): 0 runtime, 1 static, 2 dynamic,
+// 3 guided, 4 auto (from the compiler: runtime with the nonmonotonic modifier), and the
+// monotonic flag bit. Resolved as libgomp's loop.c does: runtime and auto read run-sched-var
+// (whose auto is static with no chunk); returns kStatic, kDynamic or kGuided, with *chunk.
+constexpr long kSchedMonotonic = 0x80000000L;
+int resolve_sched(long sched, long* chunk);
+
+// Enter the calling member's next construct as GOMP_loop_start and its kin do: task
+// reductions through the ws_reductions_* interface when `reductions` is not null; with `mem`,
+// the construct's zeroed block of *mem bytes, shared by the team, is stored in *mem (the first
+// member allocates it while it initialises the construct). init(w, arg) as for ws_enter.
+WorkShare* ws_begin(void (*init)(WorkShare*, void*), void* arg, uintptr_t* reductions, void** mem,
+                    bool* first);
+
+// A doacross loop's collapsed loops: ncounts iteration counts (the loop itself runs over
+// 0..counts[0]; long and unsigned long long counts alike, both 64 bits here).
+struct DoacrossSpec {
+  unsigned ncounts;
+  const unsigned long* counts;
+};
+
+// Long loops (native_loop.cpp): set w up as libgomp's gomp_loop_init does (sched resolved).
+void loop_init(WorkShare* w, int sched, long start, long end, long incr, long chunk,
+               bool ordered);
+// Enter a long loop (sched resolved) with the extras above (dx: a doacross loop); takes the
+// first chunk when istart is not null, else returns true.
+bool loop_begin(int sched, long start, long end, long incr, long chunk, bool ordered,
+                uintptr_t* reductions, void** mem, long* istart, long* iend,
+                const DoacrossSpec* dx = nullptr);
+
+// Unsigned long long loops (native_loop_ull.cpp). up: the loop counts up (incr is then
+// positive; down, incr is the two's complement of the step, as the compiler passes it).
+bool loop_ull_begin(int sched, bool up, ull start, ull end, ull incr, ull chunk, bool ordered,
+                    uintptr_t* reductions, void** mem, ull* istart, ull* iend,
+                    const DoacrossSpec* dx = nullptr);
+bool loop_ull_next(ull* istart, ull* iend);
+
+// Ordered loops (native_loop.cpp): a member that takes a chunk records its logical iteration
+// numbers [begin, end); before it takes the next one (or leaves), the turn passes on.
+void ordered_took(long begin, long end);
+void ordered_pass(WorkShare* w);
+
+// Doacross (native_doacross.cpp): set up the dependence state of w, a loop over 0..counts[0]
+// already initialised (schedule and chunk resolved), while the first member initialises it.
+void doacross_init(WorkShare* w, const DoacrossSpec& dx, unsigned long chunk);
+
+// Free what a construct owns beyond itself (mem block, doacross state); WorkShare's deleters
+// and the reused construct of a thread outside any team call it.
+void ws_free_extras(WorkShare* w);
+
+// GOMP_parallel_*_start (native_parallel.cpp): a region whose caller runs member 0 after the
+// call returns, until GOMP_parallel_end; preset as for run_region (may be nullptr).
+void start_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset);
+
+}  // namespace poolshim::abi::openmp::native
