@@ -137,6 +137,10 @@ void ws_reductions_join(WorkShare* ws, uintptr_t* reductions);
 // Tasks (native_task.cpp): GOMP_taskgroup_start/_end for the calling thread's current task.
 void taskgroup_start();
 void taskgroup_end();
+// Whether the current taskgroup was cancelled (TaskGroup::cancelled, which GOMP_cancel of a
+// taskgroup sets), or for a worksharing construct's taskgroup the one it is in (libgomp's rule):
+// a new task of it does not start.
+bool taskgroup_cancelled();
 // GOMP_taskgroup_reduction_register (native_task_reduction.cpp).
 void taskgroup_reduction_register(uintptr_t* data);
 // A parallel region whose members' implicit tasks start in `taskgroup` (GOMP_parallel_reductions;

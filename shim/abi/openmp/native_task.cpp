@@ -6,8 +6,9 @@
 // that came before has finished), taskwait and the end of a taskgroup have nothing left to wait
 // for, and a task's private copy of a task reduction is its encountering thread's. What a task
 // carries, as libgomp's undeferred tasks do: its taskgroup is its encountering task's innermost
-// one; it is final when that task is or when it has final(true) (omp_in_final). A detached
-// task's event is a dummy that omp_fulfill_event accepts.
+// one; it is final when that task is or when it has final(true) (omp_in_final); it does not
+// start when its taskgroup was cancelled. A detached task's event is a dummy that
+// omp_fulfill_event accepts.
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -30,6 +31,13 @@ void taskgroup_start() {
   s.taskgroup = g;
 }
 
+bool taskgroup_cancelled() {
+  const TaskGroup* g = me().taskgroup;
+  if (g == nullptr) return false;
+  if (g->cancelled.load(std::memory_order_relaxed)) return true;
+  return g->workshare && g->prev != nullptr && g->prev->cancelled.load(std::memory_order_relaxed);
+}
+
 void taskgroup_end() {
   ThreadState& s = me();
   TaskGroup* g = s.taskgroup;
@@ -47,6 +55,7 @@ extern "C" {
 void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
                    long arg_align, bool if_clause, unsigned flags, void** depend, int priority,
                    void* detach) {
+  if (taskgroup_cancelled()) return;  // as libgomp: a cancelled taskgroup starts no task
   if ((flags & kTaskFlagDetach) != 0 && detach != nullptr) {
     *static_cast<void**>(detach) = &g_dummy_event;
     if (data != nullptr) *static_cast<void**>(data) = &g_dummy_event;  // as libgomp

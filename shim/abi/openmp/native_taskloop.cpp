@@ -119,6 +119,7 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
   }
 
   bool group = (flags & kFlagNogroup) == 0;
+  if (!group && taskgroup_cancelled()) return;
   if (group) {
     taskgroup_start();
     if ((flags & kFlagReduction) != 0)
@@ -156,6 +157,9 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
     s.in_final = task_final;
     s.taskgroup = taskgroup;
     s.task = &self;
+    // A task of a cancelled taskgroup does not start, unless its data was copy-constructed
+    // (libgomp runs those, so that the copies are destroyed).
+    if (cpyfn == nullptr && taskgroup_cancelled()) continue;
     fn(arg);
   }
   if (buf != stack_buf) free(buf);
