@@ -19,6 +19,17 @@ add_test(NAME process.openmp.forward
     --shim $<TARGET_FILE:poolshim> --program $<TARGET_FILE:openmp_program>)
 set_tests_properties(process.openmp.forward PROPERTIES TIMEOUT 300 LABELS "process;openmp")
 
+# process.openmp.copies: copies of libgomp's ABI the preload can or cannot reach (a renamed
+# libgomp as wheels vendor it, a module's own runtime hidden, -Bsymbolic or exported, libgomp.a
+# in the executable), built at test time; audit and the log name each with its reason.
+if(TARGET poolshim_cli)
+  add_test(NAME process.openmp.copies
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_copies.py
+      --shim $<TARGET_FILE:poolshim> --poolshim $<TARGET_FILE:poolshim_cli>
+      --cc ${CMAKE_C_COMPILER} --fixtures ${PROJECT_SOURCE_DIR}/tests/fixtures/openmp/copies)
+  set_tests_properties(process.openmp.copies PROPERTIES TIMEOUT 300 LABELS "process;openmp")
+endif()
+
 # The suite's runner preloads the shim alone: no sanitizer runtime, so not in sanitizer builds.
 file(GLOB _gcc_tarball /usr/src/gcc-12/gcc-12*.tar.xz)
 if(_gcc_tarball AND NOT POOLSHIM_SANITIZE)
