@@ -105,6 +105,10 @@ struct poolshim_info {
                                more than workers_started after a partial pthread_create
                                failure: degraded, the pool runs with the workers it has and
                                retries with backoff */
+  /* version 0.4 */
+  size_t team_threads; /**< OpenMP team threads started beyond the budget (POOLSHIM_OPENMP=shim:
+                            a team larger than the idle workers gets its threads, as libgomp
+                            would create them; kept for later teams, named poolshim-team) */
 };
 
 /**
