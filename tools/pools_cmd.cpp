@@ -123,26 +123,20 @@ std::vector<Pool> pools_of_pid(long pid, std::string* error) {
   }
   out.push_back(shim);
 
-  const bool shim_openmp = loaded && shim_has_openmp(proc.shim_path);
-  const bool openmp_native = shim_openmp && openmp_mode == "shim" && !disabled("openmp");
   const char* const surfaces[reach::kSurfaceCount] = {"executorch", "pthreadpool", "openmp"};
   std::vector<Pool> copies[reach::kSurfaceCount];
   for (const AuditEntry& e : scanner.entries()) {
     if (!e.readable || e.verdict.provider || !e.verdict.carries_surface()) continue;
     for (unsigned k = 0; k < reach::kSurfaceCount; ++k) {
       const reach::SurfaceVerdict& v = e.verdict.surface[k];
-      if (v.verdict == reach::Verdict::absent) continue;
+      // OpenMP copies inside modules are audit's and the log's to name: threadpoolctl, and so
+      // the Python view, know OpenMP runtimes by their file only (the runtime rows below).
+      if (v.verdict == reach::Verdict::absent || k == reach::kOpenmp) continue;
       if (k == reach::kPthreadpool && loaded && v.verdict == reach::Verdict::redirected)
         continue;  // aggregate
       Pool p{surfaces[k], surfaces[k], prefix_of(e.path), e.path, ""};
-      p.merged = loaded && v.verdict == reach::Verdict::redirected && !disabled(surfaces[k]) &&
-                 (k != reach::kOpenmp || openmp_native);
-      if (k == reach::kOpenmp && loaded && v.verdict == reach::Verdict::redirected && !p.merged) {
-        p.reason = disabled("openmp") ? "POOLSHIM_DISABLE=openmp: its calls pass through to libgomp"
-                                      : "its calls reach the shim's OpenMP surface, which forwards "
-                                        "them to libgomp (POOLSHIM_OPENMP=shim runs the regions "
-                                        "on the one pool)";
-      } else if (p.merged) {
+      p.merged = loaded && v.verdict == reach::Verdict::redirected && !disabled(surfaces[k]);
+      if (p.merged) {
         p.reason = "its calls resolve to the shim: it runs on the one pool";
         p.num_threads = size;
         p.budget = size;
@@ -174,7 +168,9 @@ std::vector<Pool> pools_of_pid(long pid, std::string* error) {
     out.push_back(agg);
   }
   out.insert(out.end(), copies[1].begin(), copies[1].end());
-  out.insert(out.end(), copies[reach::kOpenmp].begin(), copies[reach::kOpenmp].end());
+
+  const bool shim_openmp = loaded && shim_has_openmp(proc.shim_path);
+  const bool openmp_native = shim_openmp && openmp_mode == "shim" && !disabled("openmp");
   for (const AuditEntry& e : scanner.entries()) {
     if (e.runtime == nullptr) continue;
     const RuntimeApi* api = nullptr;

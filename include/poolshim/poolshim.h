@@ -129,7 +129,9 @@ struct poolshim_module {
   const char* path;                  /**< as the dynamic linker knows it; "" for the executable */
   enum poolshim_verdict executorch;  /**< ExecuTorch thread pool surface */
   enum poolshim_verdict pthreadpool; /**< pthreadpool surface */
-  const char* reason;                /**< why unreachable, or "" */
+  const char* reason;                /**< why unreachable, or ""; a copy of OpenMP's libgomp ABI
+                                          (no field of its own) is named in it: "openmp: hidden
+                                          copy", both fields then ABSENT when it is the only one */
 };
 
 /**
