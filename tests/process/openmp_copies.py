@@ -18,7 +18,7 @@ time from tests/fixtures/openmp/copies/ with the C compiler, Debian's libgomp an
   libgomp.a in a module  tried, and reported: Debian's libgomp.a uses local-exec TLS, which a
                          shared object cannot hold, so no module can link it statically.
 
-Checks: `poolshim audit` (table and --json) names each unreachable copy with its reason, the
+Checks: `poolshim audit` (table and --json, and --pid of the host running them) names each unreachable copy with its reason, the
 renamed copy as such; the hosts print the same team sizes without the shim, preloaded and with
 POOLSHIM_OPENMP=shim, except own_exported.so (its runtime, or libgomp's through the shim); the
 shim's log (POOLSHIM_LOG=info) names each copy with the reason, as it does for pthreadpool.
@@ -200,6 +200,40 @@ def check_runs(a, modules, hosts):
                          f"{what}: the log names the renamed libgomp as such")
 
 
+def check_pid(a, modules, hosts):
+    """audit --pid of the host running under the preload: the same verdicts, seen in a process."""
+    host = hosts.get("host_static", hosts["host_dyn"])
+    env = pu.clean_env(LD_PRELOAD=a.shim, OMP_NUM_THREADS="2", COPY_HOST_WAIT="1")
+    p = pu.spawn([host] + [modules[n] for n in sorted(modules)], env, what="copy host (--pid)",
+                 timeout=a.timeout, stdin=subprocess.PIPE, text=True)
+    while True:
+        line = p.stdout.readline()
+        if not line or line.strip() == "ready":
+            break
+    r = pu.run([a.poolshim, "audit", "--json", "--pid", str(p.pid)], what="audit --json --pid")
+    pu.finish(p, "\n")
+    pu.require(r.returncode in (0, 1), f"audit --pid runs (rc={r.returncode}, {r.stderr[-300:]!r})")
+    doc = json.loads(r.stdout)
+    by = {os.path.basename(m["path"]): m for m in doc["modules"]}
+    pu.check(doc["process"]["shim_loaded"], "audit --pid: libpoolshim is loaded in the host")
+    for name, (verdict, reason) in {"own_hidden.so": ("unreachable", "hidden copy"),
+                                    "own_symbolic.so": ("unreachable", "linked -Bsymbolic"),
+                                    "own_exported.so": ("redirected", "")}.items():
+        o = by.get(name, {}).get("openmp", {})
+        pu.check(o.get("verdict") == verdict and o.get("reason") == reason,
+                 f"audit --pid: {name}: openmp {verdict} ({reason or 'no reason'}); got {o}")
+    base = os.path.basename(host)
+    if base == "host_static":
+        o = by.get(base, {}).get("openmp", {})
+        pu.check(o.get("verdict") == "unreachable" and o.get("reason") == "defined in the main executable",
+                 f"audit --pid: the host's static libgomp is unreachable ({o})")
+    if "renamed_client.so" in modules:
+        o = by.get("renamed_client.so", {}).get("openmp", {})
+        pu.check(o.get("client") and "in this process" in o.get("client_calls", ""),
+                 f"audit --pid: renamed_client.so's calls reach the shim in this process ({o})")
+    pu.check(doc["exit_status"] == 1, "audit --pid exits 1: some copy is unreachable")
+
+
 def body(a):
     with tempfile.TemporaryDirectory(prefix="poolshim_omp_copies_") as tmp:
         modules, hosts, notes = build(a, tmp)
@@ -207,6 +241,7 @@ def body(a):
             print(f"note: {n}")
         check_audit(a, tmp, modules, hosts)
         check_runs(a, modules, hosts)
+        check_pid(a, modules, hosts)
 
 
 def main():
