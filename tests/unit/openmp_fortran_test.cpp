@@ -136,7 +136,7 @@ TEST_F(Dl, SettersByReference) {
   set_dynamic_8_(&big);
   EXPECT_EQ(get_dynamic_(), 1);
   int32_t kind = 2 | static_cast<int32_t>(0x80000000u);  // dynamic, monotonic
-  int64_t chunk = int64_t{1} << 40;                       // clamped to INT_MAX
+  int64_t chunk = int64_t{1} << 40;                      // clamped to INT_MAX
   set_schedule_8_(&kind, &chunk);
   int32_t k = 0, c = 0;
   get_schedule_(&k, &c);

@@ -37,7 +37,9 @@ void psn_omp_fulfill_event(void*);
 
 namespace {
 
-int to_int(int64_t v) { return v > INT_MIN ? (v < INT_MAX ? static_cast<int>(v) : INT_MAX) : INT_MIN; }
+int to_int(int64_t v) {
+  return v > INT_MIN ? (v < INT_MAX ? static_cast<int>(v) : INT_MAX) : INT_MIN;
+}
 
 constexpr int kMonotonic = static_cast<int>(0x80000000u);  // omp_sched_monotonic
 

@@ -23,8 +23,8 @@
 namespace poolshim::abi::openmp::native {
 namespace {
 
-std::atomic<int> g_nteams{0};               // nteams-var: 0 = implementation defined
-std::atomic<int> g_teams_thread_limit{0};   // teams-thread-limit-var: 0 = none
+std::atomic<int> g_nteams{0};              // nteams-var: 0 = implementation defined
+std::atomic<int> g_teams_thread_limit{0};  // teams-thread-limit-var: 0 = none
 pthread_once_t g_teams_once = PTHREAD_ONCE_INIT;
 
 bool parse_positive_int(const char* name, int* out) {
