@@ -9,6 +9,7 @@
 extern "C" {
 int psn_omp_get_active_level();
 int psn_omp_get_ancestor_thread_num(int);
+int psn_omp_get_default_device();
 int psn_omp_get_dynamic();
 int psn_omp_get_level();
 int psn_omp_get_max_active_levels();
@@ -25,6 +26,7 @@ int psn_omp_get_teams_thread_limit();
 int psn_omp_get_thread_limit();
 int psn_omp_get_thread_num();
 int psn_omp_in_parallel();
+void psn_omp_set_default_device(int);
 void psn_omp_set_dynamic(int);
 void psn_omp_set_max_active_levels(int);
 void psn_omp_set_nested(int);
@@ -54,6 +56,7 @@ int32_t psn_omp_get_ancestor_thread_num_(const int32_t* level) {
 int32_t psn_omp_get_ancestor_thread_num_8_(const int64_t* level) {
   return psn_omp_get_ancestor_thread_num(to_int(*level));
 }
+int32_t psn_omp_get_default_device_() { return psn_omp_get_default_device(); }
 int32_t psn_omp_get_dynamic_() { return psn_omp_get_dynamic(); }
 int32_t psn_omp_get_level_() { return psn_omp_get_level(); }
 int32_t psn_omp_get_max_active_levels_() { return psn_omp_get_max_active_levels(); }
@@ -86,6 +89,8 @@ int32_t psn_omp_get_thread_limit_() { return psn_omp_get_thread_limit(); }
 int32_t psn_omp_get_thread_num_() { return psn_omp_get_thread_num(); }
 int32_t psn_omp_in_parallel_() { return psn_omp_in_parallel(); }
 
+void psn_omp_set_default_device_(const int32_t* d) { psn_omp_set_default_device(*d); }
+void psn_omp_set_default_device_8_(const int64_t* d) { psn_omp_set_default_device(to_int(*d)); }
 void psn_omp_set_dynamic_(const int32_t* set) { psn_omp_set_dynamic(*set); }
 void psn_omp_set_dynamic_8_(const int64_t* set) { psn_omp_set_dynamic(!!*set); }
 void psn_omp_set_max_active_levels_(const int32_t* levels) {

@@ -130,6 +130,10 @@ void load() {
       if (*wp == '\0') g_spin_ns = 0;
     }
   }
+  // OMP_DEFAULT_DEVICE (omp-target): a non-negative int, as libgomp's parse_int with zero allowed.
+  const char* dd = config::raw_value("OMP_DEFAULT_DEVICE");
+  if (dd != nullptr && parse_unsigned(dd, &v) && *dd == '\0' && v <= INT_MAX)
+    g_global.default_device = static_cast<int>(v);
   const char* tl = config::raw_value("OMP_THREAD_LIMIT");
   if (tl != nullptr && parse_unsigned(tl, &v) && *tl == '\0' && v > 0 && v <= UINT_MAX)
     g_global.thread_limit = static_cast<unsigned>(v);

@@ -27,6 +27,7 @@ struct Icv {
   int run_sched = kDynamic;        // run-sched-var (libgomp: dynamic, chunk 1)
   int run_chunk = 1;
   unsigned thread_limit = 0xffffffffu;  // thread-limit-var (UINT_MAX: none)
+  int default_device = 0;               // default-device-var (omp-target: native_target.cpp)
 };
 
 struct WorkShare;

@@ -108,6 +108,8 @@ void psn_omp_calloc();
 void psn_omp_aligned_calloc();
 void psn_omp_realloc();
 void psn_GOMP_alloc();
+void psn_omp_set_default_device();
+void psn_omp_get_default_device();
 #define PSN_FORTRAN(name) void psn_##name##_();
 #define PSN_FORTRAN8(name) \
   void psn_##name##_();    \
@@ -243,6 +245,8 @@ const Row kNative[] = {
     R(omp_aligned_calloc),
     R(omp_realloc),
     R(GOMP_alloc),
+    R(omp_set_default_device),
+    R(omp_get_default_device),
 #define PSN_FORTRAN(name) {#name "_", psn_##name##_},
 #define PSN_FORTRAN8(name) {#name "_", psn_##name##_}, {#name "_8_", psn_##name##_8_},
 #include "abi/openmp/native_fortran.def"

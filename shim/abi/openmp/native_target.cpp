@@ -14,11 +14,14 @@
 //   gomp_task_maybe_wait_for_dependencies).
 // - target data, target update, target enter/exit data: nothing to map on the host; their depend
 //   clauses are waited for (a data task with no work orders nothing but its dependences).
+// - default-device-var (omp_set_default_device, OMP_DEFAULT_DEVICE) is a native ICV: a region's
+//   members inherit it, a target region starts from the environment's.
 //
 // When libgomp has an offload device, or OMP_TARGET_OFFLOAD=mandatory asks for one, every target
 // row forwards to libgomp (which offloads, or fails as it must), except a target region that
 // asked for the host itself (if(false): GOMP_DEVICE_HOST_FALLBACK), which runs here.
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +42,7 @@ namespace poolshim::abi::openmp::native {
 namespace {
 
 // gomp-constants.h.
+constexpr int kDeviceIcv = -1;
 constexpr int kDeviceHostFallback = -2;
 constexpr unsigned kTargetFlagNowait = 1u << 0;
 constexpr unsigned kTaskFlagDepend = 1u << 3;
@@ -77,6 +81,9 @@ Fn real(const char* name, const char* version) {
   return reinterpret_cast<Fn>(real_function(name, version));
 }
 
+// The device a construct forwarded to libgomp names: default-device-var is ours.
+int device_for_libgomp(int device) { return device == kDeviceIcv ? icv().default_device : device; }
+
 // thread-limit-var for the region from its args (libgomp: the first THREAD_LIMIT for all
 // devices; 0: keep the environment's).
 intptr_t thread_limit_arg(void** args) {
@@ -94,12 +101,27 @@ intptr_t thread_limit_arg(void** args) {
   return 0;
 }
 
+// nthreads-var of a new initial thread: libgomp's global one, OMP_NUM_THREADS's first value, else
+// the CPUs of the affinity mask (libgomp's gomp_init_num_threads; the native default is the
+// shim's budget, which only POOLSHIM_NUM_THREADS or a cgroup quota makes differ).
+unsigned g_initial_nthreads = 1;
+pthread_once_t g_nthreads_once = PTHREAD_ONCE_INIT;
+void load_initial_nthreads() {
+  g_initial_nthreads = global_icv().nthreads;
+  if (config::raw_value("OMP_NUM_THREADS") != nullptr) return;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    g_initial_nthreads = static_cast<unsigned>(CPU_COUNT(&set));
+}
+
 // The body on this thread as a new initial thread (gomp_target_fallback).
 void run_fallback(void (*fn)(void*), void** hostaddrs, intptr_t thread_limit) {
+  pthread_once(&g_nthreads_once, load_initial_nthreads);
   ThreadState& s = me();
   ThreadState saved = s;
   s = ThreadState{};
   s.icv = global_icv();
+  s.icv.nthreads = g_initial_nthreads;
   s.icv_ready = true;
   s.target_fallback = true;
   if (thread_limit != 0) s.icv.thread_limit = static_cast<unsigned>(thread_limit);
@@ -187,7 +209,8 @@ void psn_GOMP_target_ext(int device, void (*fn)(void*), size_t mapnum, void** ho
     using F = void (*)(int, void (*)(void*), size_t, void**, size_t*, unsigned short*, unsigned,
                        void**, void**);
     if (F f = real<F>("GOMP_target_ext", "GOMP_4.5"))
-      return f(device, fn, mapnum, hostaddrs, sizes, kinds, flags, depend, args);
+      return f(device_for_libgomp(device), fn, mapnum, hostaddrs, sizes, kinds, flags, depend,
+               args);
   }
   if (flags & kTargetFlagNowait) {
     start_target_task(fn, mapnum, hostaddrs, sizes, kinds, depend, args);
@@ -209,7 +232,7 @@ void psn_GOMP_target(int device, void (*fn)(void*), const void* unused, size_t m
   if (device != kDeviceHostFallback && !host_only()) {
     using F = void (*)(int, void (*)(void*), const void*, size_t, void**, size_t*, unsigned char*);
     if (F f = real<F>("GOMP_target", "GOMP_4.0"))
-      return f(device, fn, unused, mapnum, hostaddrs, sizes, kinds);
+      return f(device_for_libgomp(device), fn, unused, mapnum, hostaddrs, sizes, kinds);
   }
   run_fallback(fn, hostaddrs, 0);
 }
@@ -219,14 +242,15 @@ void psn_GOMP_target_data(int device, const void* unused, size_t mapnum, void** 
   if (host_only()) return;
   using F = void (*)(int, const void*, size_t, void**, size_t*, unsigned char*);
   if (F f = real<F>("GOMP_target_data", "GOMP_4.0"))
-    f(device, unused, mapnum, hostaddrs, sizes, kinds);
+    f(device_for_libgomp(device), unused, mapnum, hostaddrs, sizes, kinds);
 }
 
 void psn_GOMP_target_data_ext(int device, size_t mapnum, void** hostaddrs, size_t* sizes,
                               unsigned short* kinds) {
   if (host_only()) return;
   using F = void (*)(int, size_t, void**, size_t*, unsigned short*);
-  if (F f = real<F>("GOMP_target_data_ext", "GOMP_4.5")) f(device, mapnum, hostaddrs, sizes, kinds);
+  if (F f = real<F>("GOMP_target_data_ext", "GOMP_4.5"))
+    f(device_for_libgomp(device), mapnum, hostaddrs, sizes, kinds);
 }
 
 void psn_GOMP_target_end_data() {
@@ -239,7 +263,7 @@ void psn_GOMP_target_update(int device, const void* unused, size_t mapnum, void*
   if (host_only()) return;
   using F = void (*)(int, const void*, size_t, void**, size_t*, unsigned char*);
   if (F f = real<F>("GOMP_target_update", "GOMP_4.0"))
-    f(device, unused, mapnum, hostaddrs, sizes, kinds);
+    f(device_for_libgomp(device), unused, mapnum, hostaddrs, sizes, kinds);
 }
 
 void psn_GOMP_target_update_ext(int device, size_t mapnum, void** hostaddrs, size_t* sizes,
@@ -247,7 +271,7 @@ void psn_GOMP_target_update_ext(int device, size_t mapnum, void** hostaddrs, siz
   if (host_only()) return wait_depend(depend);
   using F = void (*)(int, size_t, void**, size_t*, unsigned short*, unsigned, void**);
   if (F f = real<F>("GOMP_target_update_ext", "GOMP_4.5"))
-    f(device, mapnum, hostaddrs, sizes, kinds, flags, depend);
+    f(device_for_libgomp(device), mapnum, hostaddrs, sizes, kinds, flags, depend);
 }
 
 void psn_GOMP_target_enter_exit_data(int device, size_t mapnum, void** hostaddrs, size_t* sizes,
@@ -255,7 +279,11 @@ void psn_GOMP_target_enter_exit_data(int device, size_t mapnum, void** hostaddrs
   if (host_only()) return wait_depend(depend);
   using F = void (*)(int, size_t, void**, size_t*, unsigned short*, unsigned, void**);
   if (F f = real<F>("GOMP_target_enter_exit_data", "GOMP_4.5"))
-    f(device, mapnum, hostaddrs, sizes, kinds, flags, depend);
+    f(device_for_libgomp(device), mapnum, hostaddrs, sizes, kinds, flags, depend);
 }
+
+// default-device-var (libgomp's icv-device.c): a negative number means device 0.
+void psn_omp_set_default_device(int d) { icv().default_device = d >= 0 ? d : 0; }
+int psn_omp_get_default_device() { return icv().default_device; }
 
 }  // extern "C"
