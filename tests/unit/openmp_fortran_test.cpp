@@ -147,4 +147,11 @@ TEST_F(Dl, SettersByReference) {
   EXPECT_EQ(get_max_teams_(), 5);
 }
 
+// Another area's row, through its C spelling's entry point: outside any task, not final.
+TEST_F(Dl, InFinalThroughTheCSpelling) {
+  auto in_final_ = sym<int32_t (*)()>("omp_in_final_");
+  ASSERT_FALSE(HasFailure());
+  EXPECT_EQ(in_final_(), 0);
+}
+
 }  // namespace

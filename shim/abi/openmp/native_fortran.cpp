@@ -2,7 +2,9 @@
 // rows (omp-target): arguments by reference, int32_t results, and the _8_ variants' int64_t
 // arguments narrowed as libgomp's fortran.c narrows them (TO_INT: clamped to int; logicals
 // through !!), read for the semantics. Each calls the native C spelling, so a Fortran program
-// under POOLSHIM_OPENMP=shim sees the same team as a C one.
+// under POOLSHIM_OPENMP=shim sees the same team as a C one; those of other areas' rows
+// (omp_in_final, omp_get_cancellation, omp_pause_resource*) call the C spelling's exported entry
+// point, which goes wherever that row goes (libgomp's fortran.c calls its C spelling too).
 #include <limits.h>
 #include <stdint.h>
 
@@ -35,6 +37,12 @@ void psn_omp_set_num_threads(int);
 void psn_omp_set_schedule(int, int);
 void psn_omp_set_teams_thread_limit(int);
 void psn_omp_fulfill_event(void*);
+// Other areas' rows, called through the shim's own exported entry points (the trampolines of
+// openmp_trampolines.cpp): native or forwarded, as their C rows are.
+int omp_in_final();
+int omp_get_cancellation();
+int omp_pause_resource(int kind, int device_num);
+int omp_pause_resource_all(int kind);
 }
 
 namespace {
@@ -115,6 +123,12 @@ void psn_omp_set_teams_thread_limit_(const int32_t* n) { psn_omp_set_teams_threa
 void psn_omp_set_teams_thread_limit_8_(const int64_t* n) {
   psn_omp_set_teams_thread_limit(to_int(*n));
 }
+int32_t psn_omp_in_final_() { return omp_in_final(); }
+int32_t psn_omp_get_cancellation_() { return omp_get_cancellation(); }
+int32_t psn_omp_pause_resource_(const int32_t* kind, const int32_t* device_num) {
+  return omp_pause_resource(*kind, *device_num);
+}
+int32_t psn_omp_pause_resource_all_(const int32_t* kind) { return omp_pause_resource_all(*kind); }
 // The event handle by value (an integer of kind omp_event_handle_kind), as libgomp takes it.
 void psn_omp_fulfill_event_(intptr_t event) {
   psn_omp_fulfill_event(reinterpret_cast<void*>(event));
