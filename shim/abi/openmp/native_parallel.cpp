@@ -33,7 +33,7 @@ unsigned resolve_team_size(unsigned specified) {
   ThreadState& s = me();
   // Outside any region, nthreads-var is libgomp's for this thread: omp_set_num_threads called on
   // libgomp by handle (threadpoolctl) takes effect, and ours writes through to it (native_api).
-  if (s.team == nullptr)
+  if (nthreads_is_libgomps(s))
     if (int (*f)() = real_max_threads()) s.icv.nthreads = static_cast<unsigned>(f());
   if (specified == 1) return 1;
   unsigned active = s.team ? s.team->active_level : 0;
@@ -45,9 +45,23 @@ unsigned resolve_team_size(unsigned specified) {
     size_t b = budget::current().threads;
     if (b > 0 && b < n) n = static_cast<unsigned>(b);
   }
-  if (n > s.icv.thread_limit) n = s.icv.thread_limit;
   if (n > core::team::kMaxMembers) n = core::team::kMaxMembers;
-  return n == 0 ? 1 : n;
+  if (n == 0) n = 1;
+  // thread-limit-var, as libgomp counts it: outside any region a cap; in a nested region the
+  // threads the contention group already has busy count against it (its pool->threads_busy,
+  // updated by compare-exchange: sibling members resolve at the same time).
+  unsigned long limit = s.icv.thread_limit;
+  if (limit == 0xffffffffu || n == 1) return n;
+  if (s.team == nullptr || s.team->cg == nullptr)
+    return n > limit ? static_cast<unsigned>(limit) : n;
+  std::atomic<unsigned long>& busy = *s.team->cg;
+  unsigned long b = busy.load(std::memory_order_relaxed);
+  unsigned m;
+  do {
+    m = n;
+    if (limit - b + 1 < m) m = static_cast<unsigned>(limit - b + 1);
+  } while (!busy.compare_exchange_weak(b, b + m - 1, std::memory_order_relaxed));
+  return m;
 }
 
 void init_team(Team* t, void (*fn)(void*), void* data, unsigned n) {
@@ -62,6 +76,18 @@ void init_team(Team* t, void (*fn)(void*), void* data, unsigned n) {
   t->member_icv = s.icv;
   // libgomp: a list in OMP_NUM_THREADS gives each level its own nthreads-var.
   t->member_icv.nthreads = nthreads_for_level(t->level, s.icv.nthreads);
+  t->num_teams = s.num_teams;
+  t->team_num = s.team_num;
+  t->def_allocator = s.def_allocator;
+  // The contention group: an outermost region starts one with its n threads busy; a nested one
+  // took n - 1 more in resolve_team_size when thread-limit-var is set.
+  if (s.team == nullptr || s.team->cg == nullptr) {
+    t->cg_busy.store(n, std::memory_order_relaxed);
+    t->cg = &t->cg_busy;
+  } else {
+    t->cg = s.team->cg;
+    if (s.icv.thread_limit != 0xffffffffu) t->cg_added = n - 1;
+  }
 }
 
 // Makes the calling thread member m of t; returns what it was, to restore.
@@ -79,6 +105,9 @@ ThreadState enter(Team* t, unsigned m) {
   s.taskgroup = t->taskgroup;  // a new implicit task: GOMP_parallel_reductions' taskgroup or none
   s.in_final = false;
   s.task = nullptr;
+  s.num_teams = t->num_teams;
+  s.team_num = t->team_num;
+  s.def_allocator = t->def_allocator;
   return saved;
 }
 
@@ -107,6 +136,10 @@ void pending_member(void* ctx, unsigned m) { member_main(&static_cast<Pending*>(
 
 unsigned team_size_for(unsigned specified) { return resolve_team_size(specified); }
 
+void end_team(Team* t) {
+  if (t->cg_added != 0) t->cg->fetch_sub(t->cg_added, std::memory_order_relaxed);
+}
+
 unsigned team_size_hint() {
   int (*f)() = real_max_threads();
   return f ? static_cast<unsigned>(f()) : icv().nthreads;
@@ -119,6 +152,7 @@ void run_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset) {
   t.ws_head = preset;
   t.preset = preset;
   core::team::run(t.n, member_main, &t);
+  end_team(&t);
   // Members that left the preset construct freed it; one that ended the region inside it
   // (nowait and no end call is not valid OpenMP) would leave it here.
   if (t.ws_head == preset && preset->left < t.n) delete preset;
@@ -129,6 +163,7 @@ void run_parallel(void (*fn)(void*), void* data, unsigned n, TaskGroup* taskgrou
   init_team(&t, fn, data, n);
   t.taskgroup = taskgroup;
   core::team::run(t.n, member_main, &t);
+  end_team(&t);
 }
 
 // GOMP_parallel_start and the GOMP_parallel_loop_*_start / GOMP_parallel_sections_start of
@@ -167,6 +202,7 @@ void psn_GOMP_parallel_start(void (*fn)(void*), void* data, unsigned num_threads
 void psn_GOMP_parallel_end() {
   Pending* p = static_cast<Pending*>(me().pending_region);
   poolshim::core::team::join(p->gang);
+  end_team(&p->team);
   me() = p->saved;
   WorkShare* preset = p->team.preset;
   if (preset != nullptr && p->team.ws_head == preset && preset->left < p->team.n) delete preset;

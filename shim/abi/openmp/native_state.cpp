@@ -31,6 +31,7 @@ Icv g_global;
 unsigned g_list[kMaxListed];
 unsigned g_list_len = 0;
 pthread_once_t g_once = PTHREAD_ONCE_INIT;
+long g_spin_ns = core::workers::kSpinNs;  // OMP_WAIT_POLICY=passive: 0
 
 POOLSHIM_FAST_TLS thread_local ThreadState t_state;
 
@@ -120,6 +121,19 @@ void load() {
     g_global.max_active_levels = kSupportedLevels;
   }
   read_schedule();
+  // OMP_WAIT_POLICY (omp-target), as libgomp parses it: passive sets its spin count to 0.
+  if (const char* wp = config::raw_value("OMP_WAIT_POLICY")) {
+    while (*wp == ' ' || (*wp >= '\t' && *wp <= '\r')) ++wp;
+    if (strncasecmp(wp, "passive", 7) == 0) {
+      wp += 7;
+      while (*wp == ' ' || (*wp >= '\t' && *wp <= '\r')) ++wp;
+      if (*wp == '\0') g_spin_ns = 0;
+    }
+  }
+  // OMP_DEFAULT_DEVICE (omp-target): a non-negative int, as libgomp's parse_int with zero allowed.
+  const char* dd = config::raw_value("OMP_DEFAULT_DEVICE");
+  if (dd != nullptr && parse_unsigned(dd, &v) && *dd == '\0' && v <= INT_MAX)
+    g_global.default_device = static_cast<int>(v);
   const char* tl = config::raw_value("OMP_THREAD_LIMIT");
   if (tl != nullptr && parse_unsigned(tl, &v) && *tl == '\0' && v > 0 && v <= UINT_MAX)
     g_global.thread_limit = static_cast<unsigned>(v);
@@ -130,6 +144,11 @@ void load() {
 const Icv& global_icv() {
   pthread_once(&g_once, load);
   return g_global;
+}
+
+long wait_spin_ns() {
+  global_icv();
+  return g_spin_ns;
 }
 
 unsigned nthreads_for_level(unsigned level, unsigned fallback) {
@@ -178,7 +197,8 @@ long now_ns() {
 }  // namespace
 
 // Central barrier: the last to arrive resets the count, then bumps the generation. Waiters spin
-// as the pool's idle workers do (workers::kSpinNs), then sleep on the generation.
+// as the pool's idle workers do (workers::kSpinNs; not at all with OMP_WAIT_POLICY=passive),
+// then sleep on the generation.
 void team_barrier() {
   ThreadState& s = me();
   Team* t = s.team;
@@ -191,7 +211,7 @@ void team_barrier() {
       core::futex_wake(&t->bar_gen, INT_MAX);
     return;
   }
-  long deadline = now_ns() + core::workers::kSpinNs;
+  long deadline = now_ns() + wait_spin_ns();
   for (unsigned i = 1; t->bar_gen.load(std::memory_order_acquire) == gen; ++i) {
     core::cpu_relax();
     if ((i & 63) == 0 && now_ns() > deadline) {

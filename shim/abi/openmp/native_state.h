@@ -27,6 +27,7 @@ struct Icv {
   int run_sched = kDynamic;        // run-sched-var (libgomp: dynamic, chunk 1)
   int run_chunk = 1;
   unsigned thread_limit = 0xffffffffu;  // thread-limit-var (UINT_MAX: none)
+  int default_device = 0;               // default-device-var (omp-target: native_target.cpp)
 };
 
 struct WorkShare;
@@ -65,6 +66,16 @@ struct Team {
   std::atomic<void*> copy_data{nullptr};
   // GOMP_parallel_reductions: every member's implicit task starts in this taskgroup (omp-tasks).
   TaskGroup* taskgroup = nullptr;
+  // omp-target: the creator's teams place (ThreadState's), which every member inherits (libgomp:
+  // gomp_team_start copies it to each thread); the contention group's busy-thread count
+  // (libgomp's pool->threads_busy, thread-limit-var's accounting across nested regions): cg
+  // points at the outermost team's cg_busy; cg_added is what this region added to it.
+  unsigned num_teams = 0;
+  unsigned team_num = 0;
+  uintptr_t def_allocator = 0;  // the creator's def-allocator-var (libgomp: ts.def_allocator)
+  std::atomic<unsigned long> cg_busy{1};
+  std::atomic<unsigned long>* cg = nullptr;
+  unsigned long cg_added = 0;
 };
 
 struct ThreadState {
@@ -85,7 +96,22 @@ struct ThreadState {
   TaskGroup* taskgroup = nullptr;
   bool in_final = false;
   const void* task = nullptr;
+  // omp-target (native_teams.cpp, native_target.cpp): the host teams region the thread runs, as
+  // libgomp's thr->num_teams (teams - 1) and thr->team_num; in a target region's host fallback,
+  // the thread is a new initial thread whose ICVs are ours alone (not libgomp's nthreads-var).
+  unsigned num_teams = 0;
+  unsigned team_num = 0;
+  bool target_fallback = false;
+  // def-allocator-var (native_alloc.cpp): 0 until omp_set_default_allocator (then libgomp's
+  // default, OMP_ALLOCATOR's, applies); inherited by a region's members, as libgomp's.
+  uintptr_t def_allocator = 0;
 };
+
+// Whether nthreads-var of the calling thread is libgomp's (outside any region, outside a target
+// region's host fallback): native_parallel.cpp and native_api.cpp read and write it there.
+inline bool nthreads_is_libgomps(const ThreadState& s) {
+  return s.team == nullptr && !s.target_fallback;
+}
 
 ThreadState& me();  // the calling thread's state (ICVs from the globals on first use)
 Icv& icv();         // me().icv
@@ -95,6 +121,13 @@ unsigned nthreads_for_level(unsigned level, unsigned fallback);
 
 // A barrier over the calling member's team (nothing for a team of 1).
 void team_barrier();
+// How long a waiter spins before it sleeps, in ns: the pool's workers::kSpinNs, 0 with
+// OMP_WAIT_POLICY=passive (libgomp: a spin count of 0).
+long wait_spin_ns();
+
+// The end of a region the calling thread created (native_parallel.cpp): gives back to the
+// contention group what the region's size took from it.
+void end_team(Team* t);
 
 // A worksharing construct (loops, sections, single copyprivate): one per construct per team,
 // found by the members' sequence numbers.

@@ -123,6 +123,44 @@ void psn_GOMP_workshare_task_reduction_unregister();
 void psn_GOMP_taskloop();
 void psn_GOMP_taskloop_ull();
 void psn_omp_in_final();
+// omp-target: teams (native_teams.cpp), target constructs (native_target.cpp), the Fortran
+// spellings (native_fortran.cpp), def-allocator-var (native_alloc.cpp).
+void psn_GOMP_teams();
+void psn_GOMP_teams4();
+void psn_GOMP_teams_reg();
+void psn_omp_get_max_teams();
+void psn_omp_get_num_teams();
+void psn_omp_get_team_num();
+void psn_omp_get_teams_thread_limit();
+void psn_omp_set_num_teams();
+void psn_omp_set_teams_thread_limit();
+void psn_GOMP_target();
+void psn_GOMP_target_data();
+void psn_GOMP_target_data_ext();
+void psn_GOMP_target_end_data();
+void psn_GOMP_target_enter_exit_data();
+void psn_GOMP_target_ext();
+void psn_GOMP_target_update();
+void psn_GOMP_target_update_ext();
+void psn_omp_set_default_allocator();
+void psn_omp_get_default_allocator();
+void psn_omp_set_default_allocator_();
+void psn_omp_get_default_allocator_();
+void psn_omp_alloc();
+void psn_omp_aligned_alloc();
+void psn_omp_calloc();
+void psn_omp_aligned_calloc();
+void psn_omp_realloc();
+void psn_GOMP_alloc();
+void psn_omp_set_default_device();
+void psn_omp_get_default_device();
+#define PSN_FORTRAN(name) void psn_##name##_();
+#define PSN_FORTRAN8(name) \
+  void psn_##name##_();    \
+  void psn_##name##_8_();
+#include "abi/openmp/native_fortran.def"
+#undef PSN_FORTRAN
+#undef PSN_FORTRAN8
 }
 
 namespace poolshim::abi::openmp::native {
@@ -284,6 +322,41 @@ const Row kNative[] = {
     R(GOMP_taskloop),
     R(GOMP_taskloop_ull),
     R(omp_in_final),
+    // omp-target: host teams, the target constructs' host fallback, the Fortran spellings.
+    R(GOMP_teams),
+    R(GOMP_teams4),
+    R(GOMP_teams_reg),
+    R(omp_get_num_teams),
+    R(omp_get_team_num),
+    R(omp_get_max_teams),
+    R(omp_set_num_teams),
+    R(omp_get_teams_thread_limit),
+    R(omp_set_teams_thread_limit),
+    R(GOMP_target),
+    R(GOMP_target_ext),
+    R(GOMP_target_data),
+    R(GOMP_target_data_ext),
+    R(GOMP_target_end_data),
+    R(GOMP_target_update),
+    R(GOMP_target_update_ext),
+    R(GOMP_target_enter_exit_data),
+    R(omp_set_default_allocator),
+    R(omp_get_default_allocator),
+    R(omp_set_default_allocator_),
+    R(omp_get_default_allocator_),
+    R(omp_alloc),
+    R(omp_aligned_alloc),
+    R(omp_calloc),
+    R(omp_aligned_calloc),
+    R(omp_realloc),
+    R(GOMP_alloc),
+    R(omp_set_default_device),
+    R(omp_get_default_device),
+#define PSN_FORTRAN(name) {#name "_", psn_##name##_},
+#define PSN_FORTRAN8(name) {#name "_", psn_##name##_}, {#name "_8_", psn_##name##_8_},
+#include "abi/openmp/native_fortran.def"
+#undef PSN_FORTRAN
+#undef PSN_FORTRAN8
 };
 #undef R
 #undef AS
