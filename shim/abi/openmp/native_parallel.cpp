@@ -12,6 +12,7 @@
 #include "budget/budget.h"
 #include "core/pool.h"
 #include "core/team.h"
+#include "core/tls.h"
 
 namespace poolshim::abi::openmp::native {
 namespace {
@@ -26,6 +27,29 @@ int (*real_max_threads())() {
     g_real_looked.store(true, std::memory_order_release);
   }
   return g_real_max.load(std::memory_order_relaxed);
+}
+
+// OMP_THREAD_LIMIT, as libgomp counts it: a contention group (a top-level region and the regions
+// nested in it) holds at most thread-limit-var threads at once. The count lives with the thread
+// that started the top-level region; nested regions take what is left with a compare-exchange.
+POOLSHIM_FAST_TLS thread_local std::atomic<unsigned long> t_busy{1};
+
+unsigned limit_threads(ThreadState& s, unsigned n) {
+  unsigned limit = s.icv.thread_limit;
+  if (limit == 0xffffffffu || n == 1) return n;
+  if (s.team == nullptr || s.team->busy == nullptr) {
+    if (n > limit) n = limit;
+    t_busy.store(n, std::memory_order_relaxed);
+    return n;
+  }
+  std::atomic<unsigned long>* busy = s.team->busy;
+  unsigned long b = busy->load(std::memory_order_relaxed);
+  unsigned long take;
+  do {
+    take = n;
+    if (limit + 1UL < b + take) take = limit + 1UL > b ? limit + 1UL - b : 1;
+  } while (!busy->compare_exchange_weak(b, b + take - 1, std::memory_order_relaxed));
+  return static_cast<unsigned>(take);
 }
 
 unsigned resolve_team_size(unsigned specified) {
@@ -44,9 +68,9 @@ unsigned resolve_team_size(unsigned specified) {
     size_t b = budget::current().threads;
     if (b > 0 && b < n) n = static_cast<unsigned>(b);
   }
-  if (n > s.icv.thread_limit) n = s.icv.thread_limit;
   if (n > core::team::kMaxMembers) n = core::team::kMaxMembers;
-  return n == 0 ? 1 : n;
+  if (n == 0) n = 1;
+  return limit_threads(s, n);
 }
 
 void init_team(Team* t, void (*fn)(void*), void* data, unsigned n) {
@@ -61,6 +85,14 @@ void init_team(Team* t, void (*fn)(void*), void* data, unsigned n) {
   t->member_icv = s.icv;
   // libgomp: a list in OMP_NUM_THREADS gives each level its own nthreads-var.
   t->member_icv.nthreads = nthreads_for_level(t->level, s.icv.nthreads);
+  if (s.icv.thread_limit != 0xffffffffu) t->busy = s.team && s.team->busy ? s.team->busy : &t_busy;
+}
+
+// After the region (the caller is back in its own team): end of cancellation's leftovers, and
+// the threads the members held go back to the contention group (libgomp's GOMP_parallel_end).
+void end_region(Team* t) {
+  team_cleanup(t);
+  release_threads(t);
 }
 
 // Makes the calling thread member m of t; returns what it was, to restore.
@@ -75,12 +107,15 @@ ThreadState enter(Team* t, unsigned m) {
   s.ws = nullptr;
   s.icv = t->member_icv;
   s.icv_ready = true;
+  s.taskgroup = nullptr;  // the member's implicit task: no taskgroup yet, its own identity
+  s.task = nullptr;
   return saved;
 }
 
 void member_main(void* ctx, unsigned m) {
   Team* t = static_cast<Team*>(ctx);
   ThreadState saved = enter(t, m);
+  me().task = &saved;          // unique while the implicit task runs
   if (t->preset != nullptr) {  // run_region's construct: every member starts inside it
     me().ws = t->preset;
     me().ws_seq = 1;
@@ -103,6 +138,14 @@ void pending_member(void* ctx, unsigned m) { member_main(&static_cast<Pending*>(
 
 unsigned team_size_for(unsigned specified) { return resolve_team_size(specified); }
 
+void release_threads(Team* t) {
+  if (t->busy == nullptr || t->n <= 1) return;
+  if (me().team == nullptr)
+    t->busy->store(1, std::memory_order_relaxed);
+  else
+    t->busy->fetch_sub(t->n - 1, std::memory_order_relaxed);
+}
+
 unsigned team_size_hint() {
   int (*f)() = real_max_threads();
   return f ? static_cast<unsigned>(f()) : icv().nthreads;
@@ -115,6 +158,7 @@ void run_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset) {
   t.ws_head = preset;
   t.preset = preset;
   core::team::run(t.n, member_main, &t);
+  end_region(&t);
   // Members that left the preset construct freed it; one that ended the region inside it
   // (nowait and no end call is not valid OpenMP) would leave it here.
   if (t.ws_head == preset && preset->left < t.n) delete preset;
@@ -130,6 +174,7 @@ void psn_GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsi
   Team t;
   init_team(&t, fn, data, resolve_team_size(num_threads));
   poolshim::core::team::run(t.n, member_main, &t);
+  end_region(&t);
 }
 
 void psn_GOMP_parallel_start(void (*fn)(void*), void* data, unsigned num_threads) {
@@ -137,6 +182,7 @@ void psn_GOMP_parallel_start(void (*fn)(void*), void* data, unsigned num_threads
   init_team(&p->team, fn, data, resolve_team_size(num_threads));
   p->gang = poolshim::core::team::start(p->team.n, pending_member, p);
   p->saved = enter(&p->team, 0);
+  me().task = &p->saved;
   me().pending_region = p;
 }
 
@@ -144,13 +190,10 @@ void psn_GOMP_parallel_end() {
   Pending* p = static_cast<Pending*>(me().pending_region);
   poolshim::core::team::join(p->gang);
   me() = p->saved;
+  end_region(&p->team);
   delete p;
 }
 
 void psn_GOMP_barrier() { team_barrier(); }
-bool psn_GOMP_barrier_cancel() {
-  team_barrier();
-  return false;  // cancel-var is false: nothing is ever cancelled
-}
 
 }  // extern "C"

@@ -31,6 +31,14 @@ struct Icv {
 
 struct WorkShare;
 
+// A taskgroup (omp-cancel: cancellation; tasks run undeferred on the thread that meets them, so
+// a thread's innermost taskgroup is its current task's). Pushed by GOMP_taskgroup_start.
+struct TaskGroup {
+  TaskGroup* prev = nullptr;
+  std::atomic<bool> cancelled{false};
+  bool workshare = false;  // made by a worksharing construct's task reductions (libgomp's flag)
+};
+
 struct Team {
   unsigned n = 1;             // members
   unsigned level = 0;         // nesting level of this region (1 = outermost)
@@ -52,7 +60,15 @@ struct Team {
   std::atomic<unsigned long> single_claimed{0};
   // single copyprivate: the data the executing member broadcasts.
   std::atomic<void*> copy_data{nullptr};
+  // Cancellation (native_cancel.cpp): `cancel for`/`cancel sections` seen in the current
+  // construct (reset by the last arrival at its cancellable barrier); `cancel parallel` is
+  // kBarCancelled in bar_gen, which releases every cancellable barrier's waiters.
+  std::atomic<bool> ws_cancelled{false};
+  // OMP_THREAD_LIMIT: the threads busy in this region's contention group (libgomp's
+  // threads_busy); nullptr when thread-limit-var is unlimited.
+  std::atomic<unsigned long>* busy = nullptr;
 };
+constexpr uint32_t kBarCancelled = 1u << 31;  // in Team::bar_gen; the generation is the rest
 
 struct ThreadState {
   Team* team = nullptr;            // innermost team; nullptr outside any region (a team of 1)
@@ -66,6 +82,22 @@ struct ThreadState {
   long ord_end = -1;
   Icv icv;
   bool icv_ready = false;
+  TaskGroup* taskgroup = nullptr;  // the innermost taskgroup of the current task
+  const void* task = nullptr;      // the current task's identity (nest locks); nullptr: initial
+};
+
+// The current task's identity (nest locks are owned by tasks): a task scope's tag, else the
+// thread's initial implicit task.
+const void* current_task();
+
+// An undeferred task's data environment (GOMP_task): its own ICVs and identity while it runs.
+struct TaskScope {
+  explicit TaskScope(const void* tag);
+  ~TaskScope();
+  TaskScope(const TaskScope&) = delete;
+  TaskScope& operator=(const TaskScope&) = delete;
+  Icv saved_icv;
+  const void* saved_task;
 };
 
 ThreadState& me();  // the calling thread's state (ICVs from the globals on first use)
@@ -76,6 +108,19 @@ unsigned nthreads_for_level(unsigned level, unsigned fallback);
 
 // A barrier over the calling member's team (nothing for a team of 1).
 void team_barrier();
+// A cancellable barrier (GOMP_barrier_cancel, the *_end_cancel ends): true when the region was
+// cancelled, before or while waiting (native_cancel.cpp).
+bool team_barrier_cancel();
+
+// Cancellation (native_cancel.cpp): cancel-var (OMP_CANCELLATION); whether a task met now is
+// discarded (its team or taskgroup was cancelled: GOMP_task does not run it); a region's end
+// (frees the constructs a cancelled team left behind).
+bool cancel_var();
+bool task_cancelled();
+void team_cleanup(Team* t);
+
+// OMP_THREAD_LIMIT (native_parallel.cpp): the busy threads a region's members hold, given back.
+void release_threads(Team* t);
 
 // A worksharing construct (loops, sections, single copyprivate): one per construct per team,
 // found by the members' sequence numbers.

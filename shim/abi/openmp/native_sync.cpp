@@ -1,5 +1,6 @@
 // Native synchronisation and tasks: critical (unnamed and named), atomic, single and single
-// copyprivate, tasks run undeferred, taskwait/taskgroup, cancellation (cancel-var false).
+// copyprivate, tasks run undeferred, taskwait/taskgroup, taskgroups (cancellation:
+// native_cancel.cpp).
 //
 // Tasks: the specification lets every task be undeferred (executed at once by the thread that
 // meets it); libgomp does the same for a thread outside a team. Dependences are then met by
@@ -71,8 +72,11 @@ void psn_GOMP_single_copy_end(void* data) {
 void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
                    long arg_align, bool if_clause, unsigned flags, void** depend, int priority,
                    void* detach) {
+  if (task_cancelled()) return;  // its team or taskgroup was cancelled: discarded, as libgomp
   if ((flags & kTaskFlagDetach) != 0 && detach != nullptr)
     *static_cast<void**>(detach) = &g_dummy_event;
+  char tag;  // the task's identity while it runs (nest locks), with its own ICVs
+  TaskScope scope(&tag);
   if (cpyfn == nullptr) {
     fn(data);
     return;
@@ -90,11 +94,20 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
 void psn_GOMP_taskwait() {}
 void psn_GOMP_taskwait_depend(void**) {}
 void psn_GOMP_taskyield() {}
-void psn_GOMP_taskgroup_start() {}
-void psn_GOMP_taskgroup_end() {}
+// A taskgroup is pushed on the current task's chain (cancellation looks at it: native_cancel.cpp).
+void psn_GOMP_taskgroup_start() {
+  ThreadState& s = me();
+  TaskGroup* g = new TaskGroup;
+  g->prev = s.taskgroup;
+  s.taskgroup = g;
+}
+void psn_GOMP_taskgroup_end() {
+  ThreadState& s = me();
+  if (TaskGroup* g = s.taskgroup) {
+    s.taskgroup = g->prev;
+    delete g;
+  }
+}
 void psn_omp_fulfill_event(void*) {}
-
-bool psn_GOMP_cancel(int, bool) { return false; }
-bool psn_GOMP_cancellation_point(int) { return false; }
 
 }  // extern "C"
