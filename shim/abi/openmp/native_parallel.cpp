@@ -13,6 +13,7 @@
 #include "budget/budget.h"
 #include "core/pool.h"
 #include "core/team.h"
+#include "core/tls.h"
 
 namespace poolshim::abi::openmp::native {
 namespace {
@@ -114,6 +115,7 @@ ThreadState enter(Team* t, unsigned m) {
 void member_main(void* ctx, unsigned m) {
   Team* t = static_cast<Team*>(ctx);
   ThreadState saved = enter(t, m);
+  me().task = &saved;          // unique while the implicit task runs
   if (t->preset != nullptr) {  // run_region's construct: every member starts inside it
     me().ws = t->preset;
     me().ws_seq = 1;
@@ -137,6 +139,7 @@ void pending_member(void* ctx, unsigned m) { member_main(&static_cast<Pending*>(
 unsigned team_size_for(unsigned specified) { return resolve_team_size(specified); }
 
 void end_team(Team* t) {
+  team_cleanup(t);  // what a cancellation left behind (native_cancel.cpp)
   if (t->cg_added != 0) t->cg->fetch_sub(t->cg_added, std::memory_order_relaxed);
 }
 
@@ -182,6 +185,7 @@ void start_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset) 
     me().ws = preset;
     me().ws_seq = 1;
   }
+  me().task = &p->saved;  // member 0's implicit task is a new task (nest lock owners)
   me().pending_region = p;
 }
 
@@ -210,9 +214,5 @@ void psn_GOMP_parallel_end() {
 }
 
 void psn_GOMP_barrier() { team_barrier(); }
-bool psn_GOMP_barrier_cancel() {
-  team_barrier();
-  return false;  // cancel-var is false: nothing is ever cancelled
-}
 
 }  // extern "C"

@@ -76,7 +76,12 @@ struct Team {
   std::atomic<unsigned long> cg_busy{1};
   std::atomic<unsigned long>* cg = nullptr;
   unsigned long cg_added = 0;
+  // Cancellation (native_cancel.cpp): `cancel for`/`cancel sections` seen in the current
+  // construct (reset by the last arrival at its cancellable barrier); `cancel parallel` is
+  // kBarCancelled in bar_gen, which releases every cancellable barrier's waiters.
+  std::atomic<bool> ws_cancelled{false};
 };
+constexpr uint32_t kBarCancelled = 1u << 31;  // in Team::bar_gen; the generation is the rest
 
 struct ThreadState {
   Team* team = nullptr;            // innermost team; nullptr outside any region (a team of 1)
@@ -107,6 +112,20 @@ struct ThreadState {
   uintptr_t def_allocator = 0;
 };
 
+// The current task's identity (nest locks are owned by tasks): a task scope's tag, else the
+// thread's initial implicit task.
+const void* current_task();
+
+// An undeferred task's data environment (GOMP_task): its own ICVs and identity while it runs.
+struct TaskScope {
+  explicit TaskScope(const void* tag);
+  ~TaskScope();
+  TaskScope(const TaskScope&) = delete;
+  TaskScope& operator=(const TaskScope&) = delete;
+  Icv saved_icv;
+  const void* saved_task;
+};
+
 // Whether nthreads-var of the calling thread is libgomp's (outside any region, outside a target
 // region's host fallback): native_parallel.cpp and native_api.cpp read and write it there.
 inline bool nthreads_is_libgomps(const ThreadState& s) {
@@ -128,6 +147,16 @@ long wait_spin_ns();
 // The end of a region the calling thread created (native_parallel.cpp): gives back to the
 // contention group what the region's size took from it.
 void end_team(Team* t);
+// A cancellable barrier (GOMP_barrier_cancel, the *_end_cancel ends): true when the region was
+// cancelled, before or while waiting (native_cancel.cpp).
+bool team_barrier_cancel();
+
+// Cancellation (native_cancel.cpp): cancel-var (OMP_CANCELLATION); whether a task met now is
+// discarded (its team or taskgroup was cancelled: GOMP_task does not run it); a region's end
+// (frees the constructs a cancelled team left behind).
+bool cancel_var();
+bool task_cancelled();
+void team_cleanup(Team* t);
 
 // A worksharing construct (loops, sections, single copyprivate): one per construct per team,
 // found by the members' sequence numbers.

@@ -103,6 +103,15 @@ void psn_GOMP_parallel_loop_dynamic_start();
 void psn_GOMP_parallel_loop_guided_start();
 void psn_GOMP_parallel_loop_runtime_start();
 void psn_GOMP_parallel_sections_start();
+// omp-cancel: cancellation, nest locks, omp_pause_resource.
+void psn_omp_get_cancellation();
+void psn_omp_init_nest_lock();
+void psn_omp_destroy_nest_lock();
+void psn_omp_set_nest_lock();
+void psn_omp_unset_nest_lock();
+void psn_omp_test_nest_lock();
+void psn_omp_pause_resource();
+void psn_omp_pause_resource_all();
 // The macro-made loop functions (native_loop_api.cpp).
 #define PSN_DECL(kind)                         \
   void psn_GOMP_loop_##kind##_start();         \
@@ -169,12 +178,15 @@ namespace {
 struct Row {
   const char* name;
   void (*fn)();
+  const char* version = nullptr;  // only this version of the name (nullptr: every version)
 };
 
 #define R(name) \
   { #name, psn_##name }
 #define AS(name, fn) \
   { #name, psn_##fn }
+#define RV(name, version) \
+  { #name, psn_##name, version }
 const Row kNative[] = {
     R(GOMP_parallel),
     R(GOMP_parallel_start),
@@ -357,15 +369,28 @@ const Row kNative[] = {
 #include "abi/openmp/native_fortran.def"
 #undef PSN_FORTRAN
 #undef PSN_FORTRAN8
+    // omp-cancel: cancellation (GOMP_cancel and the *_cancel ends are above), the OMP_3.0 nest
+    // locks (owned by tasks; the OMP_1.0 ones are owned by threads and forward), pause.
+    R(omp_get_cancellation),
+    RV(omp_init_nest_lock, "OMP_3.0"),
+    RV(omp_destroy_nest_lock, "OMP_3.0"),
+    RV(omp_set_nest_lock, "OMP_3.0"),
+    RV(omp_unset_nest_lock, "OMP_3.0"),
+    RV(omp_test_nest_lock, "OMP_3.0"),
+    R(omp_pause_resource),
+    R(omp_pause_resource_all),
 };
 #undef R
+#undef RV
 #undef AS
 
 }  // namespace
 
 void* lookup(const char* name, const char* version) {
   for (const Row& r : kNative)
-    if (strcmp(r.name, name) == 0) return reinterpret_cast<void*>(r.fn);
+    if (strcmp(r.name, name) == 0 &&
+        (r.version == nullptr || (version != nullptr && strcmp(r.version, version) == 0)))
+      return reinterpret_cast<void*>(r.fn);
   return nullptr;
 }
 

@@ -55,7 +55,8 @@ extern "C" {
 void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
                    long arg_align, bool if_clause, unsigned flags, void** depend, int priority,
                    void* detach) {
-  if (taskgroup_cancelled()) return;  // as libgomp: a cancelled taskgroup starts no task
+  // As libgomp: a task met in a cancelled team or taskgroup is discarded (native_cancel.cpp).
+  if (task_cancelled() || taskgroup_cancelled()) return;
   if ((flags & kTaskFlagDetach) != 0 && detach != nullptr) {
     *static_cast<void**>(detach) = &g_dummy_event;
     if (data != nullptr) *static_cast<void**>(data) = &g_dummy_event;  // as libgomp
@@ -63,10 +64,9 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
   ThreadState& s = me();
   TaskGroup* taskgroup = s.taskgroup;
   bool was_final = s.in_final;
-  const void* parent = s.task;
-  char self;  // the task's identity while it runs
+  char self;  // the task's identity while it runs (nest locks), with its own ICVs (icv-1.c)
+  TaskScope scope(&self);
   s.in_final = was_final || (flags & kTaskFlagFinal) != 0;
-  s.task = &self;
   if (cpyfn == nullptr) {
     fn(data);
   } else {
@@ -82,7 +82,6 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
   }
   s.in_final = was_final;  // the same thread: an undeferred task never migrates
   s.taskgroup = taskgroup;
-  s.task = parent;
 }
 
 void psn_GOMP_taskwait() {}
