@@ -46,11 +46,8 @@ TEST(OpenmpFortran, EveryNativeCRowHasANativeFortranRow) {
   for (const Row& r : rows()) {
     std::string c = c_spelling(r.name);
     if (c.empty()) continue;
-    bool c_native = false;
-    for (const Row& other : rows())
-      if (other.name == c && native::lookup(c.c_str(), other.version.c_str()) != nullptr)
-        c_native = true;
-    if (!c_native) continue;
+    // The same version's C spelling (the OMP_3.0 nest locks are native, the OMP_1.0 ones not).
+    if (native::lookup(c.c_str(), r.version.c_str()) == nullptr) continue;
     EXPECT_NE(native::lookup(r.name.c_str(), r.version.c_str()), nullptr)
         << r.name << " is not native, but " << c << " is";
     ++checked;

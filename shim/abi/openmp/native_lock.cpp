@@ -5,6 +5,8 @@
 // task); ours has that layout and size, the owner being current_task() (native_state.h). The
 // OMP_1.0 bindings (binaries linked before 3.0) are owned by threads: they forward to libgomp,
 // which is right for them. Simple locks have no owner: they forward too.
+#include <stdlib.h>
+
 #include "abi/openmp/native_state.h"
 
 namespace poolshim::abi::openmp::native {
@@ -68,5 +70,26 @@ int psn_omp_test_nest_lock(void* p) {
   l->count = 1;
   return 1;
 }
+
+}  // extern "C"
+
+// The Fortran spellings (OMP_3.0): a Fortran nest lock is an integer(omp_nest_lock_kind), 8 bytes,
+// smaller than omp_nest_lock_t (16), so libgomp's fortran.c keeps a malloc'd lock's address in it
+// (its OMP_NEST_LOCK_DIRECT is not defined on LP64); these do the same with the native lock.
+extern "C" {
+
+void psn_omp_init_nest_lock_(void** p) {
+  *p = malloc(16);
+  if (*p == nullptr) abort();  // as libgomp's gomp_malloc
+  psn_omp_init_nest_lock(*p);
+}
+void psn_omp_destroy_nest_lock_(void** p) {
+  psn_omp_destroy_nest_lock(*p);
+  free(*p);
+  *p = nullptr;
+}
+void psn_omp_set_nest_lock_(void** p) { psn_omp_set_nest_lock(*p); }
+void psn_omp_unset_nest_lock_(void** p) { psn_omp_unset_nest_lock(*p); }
+int psn_omp_test_nest_lock_(void** p) { return psn_omp_test_nest_lock(*p); }
 
 }  // extern "C"

@@ -60,5 +60,4 @@ void psn_GOMP_single_copy_end(void* data) {
   ws_leave();
 }
 
-
 }  // extern "C"

@@ -110,6 +110,11 @@ void psn_omp_destroy_nest_lock();
 void psn_omp_set_nest_lock();
 void psn_omp_unset_nest_lock();
 void psn_omp_test_nest_lock();
+void psn_omp_init_nest_lock_();
+void psn_omp_destroy_nest_lock_();
+void psn_omp_set_nest_lock_();
+void psn_omp_unset_nest_lock_();
+void psn_omp_test_nest_lock_();
 void psn_omp_pause_resource();
 void psn_omp_pause_resource_all();
 // The macro-made loop functions (native_loop_api.cpp).
@@ -377,6 +382,11 @@ const Row kNative[] = {
     RV(omp_set_nest_lock, "OMP_3.0"),
     RV(omp_unset_nest_lock, "OMP_3.0"),
     RV(omp_test_nest_lock, "OMP_3.0"),
+    RV(omp_init_nest_lock_, "OMP_3.0"),
+    RV(omp_destroy_nest_lock_, "OMP_3.0"),
+    RV(omp_set_nest_lock_, "OMP_3.0"),
+    RV(omp_unset_nest_lock_, "OMP_3.0"),
+    RV(omp_test_nest_lock_, "OMP_3.0"),
     R(omp_pause_resource),
     R(omp_pause_resource_all),
 };
