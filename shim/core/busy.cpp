@@ -10,6 +10,7 @@
 #include "base/first_use.h"
 #include "budget/budget.h"
 #include "budget/group.h"
+#include "core/counters.h"
 
 namespace poolshim::core::busy {
 namespace {
@@ -42,11 +43,13 @@ inline long limit() { return static_cast<long>(g_limit.load(std::memory_order_re
 }  // namespace
 
 void caller_enter() {
+  POOLSHIM_COUNT_SHARED();
   if (mode() == kGroup) return budget::group::caller_enter(budget::group::self());
   g_local.fetch_add(1, std::memory_order_relaxed);
 }
 
 void caller_leave() {
+  POOLSHIM_COUNT_SHARED();
   if (mode() == kGroup) return budget::group::caller_leave(budget::group::self());
   g_local.fetch_sub(1, std::memory_order_relaxed);
 }
@@ -55,12 +58,14 @@ bool worker_try_enter() {
   if (mode() == kGroup) return budget::group::worker_try_enter(budget::group::self(), limit());
   long cur = g_local.load(std::memory_order_relaxed);
   while (cur < limit()) {
+    POOLSHIM_COUNT_SHARED();
     if (g_local.compare_exchange_weak(cur, cur + 1, std::memory_order_relaxed)) return true;
   }
   return false;
 }
 
 void worker_leave() {
+  POOLSHIM_COUNT_SHARED();
   if (mode() == kGroup) return budget::group::worker_leave(budget::group::self());
   g_local.fetch_sub(1, std::memory_order_relaxed);
 }

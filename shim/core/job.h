@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <exception>
 
+#include "core/counters.h"
 #include "core/pool.h"
 #include "core/run.h"
 
@@ -43,6 +44,7 @@ struct Job {
   uint32_t flags = 0;
   size_t lanes = 0;  // participants at most; lane numbers are thread indices
   Lane* lane = nullptr;
+  size_t slot = 0;  // the call slot it is published in
   // The next lane a joining worker takes (lane 0 is the caller's). Workers fetch_add it.
   std::atomic<size_t> next_lane{1};
   // Bit i: lane i was given back by a worker that left for the budget (its run is closed); a
@@ -80,6 +82,7 @@ inline size_t claim(Lane& l, int shift) {
   int64_t hint = l.length.load(std::memory_order_relaxed);
   if (hint <= 0) return 0;
   int64_t ask = (hint >> shift) + 1;
+  POOLSHIM_COUNT_LANE();
   int64_t prev = l.length.fetch_sub(ask, std::memory_order_acq_rel);
   if (prev <= 0) return 0;
   return static_cast<size_t>(prev < ask ? prev : ask);
@@ -96,7 +99,10 @@ inline size_t claim_front(Lane& l, size_t* begin) {
 // A thief's run: half of what is left in another lane, from the back.
 inline size_t claim_back(Lane& l, size_t* begin) {
   size_t got = claim(l, 1);
-  if (got != 0) *begin = l.back.fetch_sub(got, std::memory_order_acq_rel) - got;
+  if (got != 0) {
+    POOLSHIM_COUNT_LANE();
+    *begin = l.back.fetch_sub(got, std::memory_order_acq_rel) - got;
+  }
   return got;
 }
 

@@ -26,6 +26,7 @@
 
 #include "base/fp_mode.h"
 #include "core/busy.h"
+#include "core/counters.h"
 #include "core/futex.h"
 #include "core/job.h"
 #include "core/pool_internal.h"
@@ -99,6 +100,42 @@ long now_ns() {
   return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
+#if POOLSHIM_COUNTERS
+// Affinity (counters.h): which thread ran each of the first kHist items of the slot's call, and
+// of its previous call; the caller compares them after the call when the two calls are the same
+// (function, range, lanes).
+constexpr size_t kHist = 1024;
+struct History {
+  RangeFn fn = nullptr;
+  size_t range = 0, lanes = 0;
+  uint32_t cur[kHist], prev[kHist];
+};
+History g_history[kSlots];
+
+void record_items(const Job& job, size_t begin, size_t end) {
+  if (job.offset != 0) return;
+  uint32_t id = counters::thread_id();
+  History& h = g_history[job.slot];
+  for (size_t i = begin; i < end && i < kHist; ++i) h.cur[i] = id;
+}
+
+void compare_history(const Job& job, size_t range) {
+  if (job.offset != 0) return;
+  History& h = g_history[job.slot];
+  size_t n = range < kHist ? range : kHist;
+  if (h.fn == job.fn && h.range == range && h.lanes == job.lanes) {
+    uint64_t same = 0;
+    for (size_t i = 0; i < n; ++i) same += h.cur[i] == h.prev[i] ? 1 : 0;
+    POOLSHIM_COUNT(kAffinityItems, n);
+    POOLSHIM_COUNT(kAffinitySame, same);
+  }
+  for (size_t i = 0; i < n; ++i) h.prev[i] = h.cur[i];
+  h.fn = job.fn;
+  h.range = range;
+  h.lanes = job.lanes;
+}
+#endif
+
 // Runs [begin, end) (indices with the job's offset) as participant me's run: the surface takes
 // item by item, and whatever it has not started yet another participant may steal. An exception
 // leaves the run open: the call is cancelled (nobody steals or claims any more), or, for a
@@ -108,11 +145,13 @@ inline void execute(Job& job, size_t me, size_t begin, size_t end) {
   run.open(begin, end, job.fence);
   job.fn(job.ctx, me, begin, run);
   run.close();
+  POOLSHIM_COUNTERS_ONLY(record_items(job, run.begin(), run.closed_end()));
 }
 
 void record_failure(Job& job) {
   job.cancelled.store(true, std::memory_order_relaxed);
   bool expected = false;
+  POOLSHIM_COUNT_SHARED();
   if (job.has_error.compare_exchange_strong(expected, true, std::memory_order_acq_rel))
     job.error = std::current_exception();
 }
@@ -205,14 +244,17 @@ Share watch(Job& job, size_t me, bool worker) {
         since = now;
       } else if (now - since > kStallNs) {
         size_t b, e;
+        POOLSHIM_COUNT_SHARED();
         job.steals.fetch_add(1, std::memory_order_acq_rel);  // odd: items between runs
         bool got = job.lane[tracked].run.steal(job.fence, &b, &e);
         if (got) job.lane[me].run.open(b, e, job.fence);
+        POOLSHIM_COUNT_SHARED();
         job.steals.fetch_add(1, std::memory_order_acq_rel);
         tracked = kNone;
         if (got) {
           job.fn(job.ctx, me, b, job.lane[me].run);
           job.lane[me].run.close();
+          POOLSHIM_COUNTERS_ONLY(record_items(job, b, job.lane[me].run.closed_end()));
         }
         next_look = 0;
         continue;
@@ -250,6 +292,8 @@ Share participate(Job& job, size_t me, bool worker) {
 // up again when the budget has room (lanes below 64; wider calls only shrink).
 void give_back_lane(Job& job, size_t lane) {
   if (lane >= 64) return;
+  POOLSHIM_COUNT_SHARED();
+  POOLSHIM_COUNT_SHARED();
   g_lanes_given_back.fetch_add(1, std::memory_order_relaxed);
   job.free_lanes.fetch_or(uint64_t{1} << lane, std::memory_order_release);
 }
@@ -257,20 +301,24 @@ void give_back_lane(Job& job, size_t lane) {
 // A call that ends with lanes still given back: nobody will take them now.
 void forget_given_back(const Job& job) {
   uint64_t f = job.free_lanes.load(std::memory_order_relaxed);
+  if (f != 0) POOLSHIM_COUNT_SHARED();
   if (f != 0) g_lanes_given_back.fetch_sub(__builtin_popcountll(f), std::memory_order_relaxed);
 }
 
 // A lane for a joining worker: the next never-taken one, or one a worker gave back.
 size_t take_lane(Job& job) {
   if (job.next_lane.load(std::memory_order_relaxed) < job.lanes) {
+    POOLSHIM_COUNT_SHARED();
     size_t lane = job.next_lane.fetch_add(1, std::memory_order_relaxed);
     if (lane < job.lanes) return lane;
   }
   uint64_t f = job.free_lanes.load(std::memory_order_acquire);
   while (f != 0) {
     size_t lane = static_cast<size_t>(__builtin_ctzll(f));
+    POOLSHIM_COUNT_SHARED();
     if (job.free_lanes.compare_exchange_weak(f, f & ~(uint64_t{1} << lane),
                                              std::memory_order_acq_rel)) {
+      POOLSHIM_COUNT_SHARED();
       g_lanes_given_back.fetch_sub(1, std::memory_order_relaxed);
       return lane;
     }
@@ -308,7 +356,9 @@ __attribute__((noinline, no_sanitize("null"))) void worker_share(Job& job, size_
 // Owner side of the slot protocol: stop new workers, wait for those inside to leave.
 void detach(size_t s) {
   Slot& slot = g_slots[s];
+  POOLSHIM_COUNT_SHARED();
   g_open.fetch_and(~(uint64_t{1} << s), std::memory_order_seq_cst);
+  POOLSHIM_COUNT_SHARED();  // a seq_cst store is a locked exchange on x86
   slot.job.store(nullptr, std::memory_order_seq_cst);
   // Spin by time, as the workers do (a pause is 10 ns on one CPU and 150 ns on the next).
   long deadline = 0;
@@ -318,6 +368,7 @@ void detach(size_t s) {
       cpu_relax();
       continue;
     }
+    POOLSHIM_COUNT_SHARED();
     slot.waiting.store(1, std::memory_order_seq_cst);
     uint32_t r = slot.refs.load(std::memory_order_seq_cst);
     if (r != 0) futex_wait(&slot.refs, r);
@@ -338,6 +389,7 @@ void release_orphan_slot(size_t s) {
 }
 
 void slot_leave(Slot& slot) {
+  POOLSHIM_COUNT_SHARED();
   if (slot.refs.fetch_sub(1, std::memory_order_seq_cst) == 1) {
     if (slot.waiting.load(std::memory_order_seq_cst) != 0) futex_wake(&slot.refs, 1);
     if (__builtin_expect(g_orphan_slot.load(std::memory_order_relaxed) != kSlots, 0))
@@ -349,6 +401,7 @@ size_t acquire_slot() {
   uint64_t owned = g_owned.load(std::memory_order_relaxed);
   while (~owned != 0) {
     size_t s = static_cast<size_t>(__builtin_ctzll(~owned));
+    POOLSHIM_COUNT_SHARED();
     if (g_owned.compare_exchange_weak(owned, owned | (uint64_t{1} << s),
                                       std::memory_order_acq_rel)) {
       t_owned_slot = s;
@@ -360,6 +413,7 @@ size_t acquire_slot() {
 
 void release_slot(size_t s) {
   t_owned_slot = kSlots;
+  POOLSHIM_COUNT_SHARED();
   g_owned.fetch_and(~(uint64_t{1} << s), std::memory_order_release);
 }
 
@@ -402,6 +456,7 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   job.offset = offset;
   job.flags = flags;
   job.lanes = lanes;
+  job.slot = s;
   if (lanes <= kInlineLanes) {
     job.lane = reinterpret_cast<Lane*>(inline_storage);
     for (size_t i = 0; i < lanes; ++i) new (&job.lane[i]) Lane();  // trivially destructible
@@ -412,7 +467,10 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   split(job, range);
   job.fence = !heavy_barrier_ready();
 
+  POOLSHIM_COUNT(kCalls, 1);
+  POOLSHIM_COUNT_SHARED();  // a seq_cst store is a locked exchange on x86
   g_slots[s].job.store(&job, std::memory_order_seq_cst);
+  POOLSHIM_COUNT_SHARED();
   g_open.fetch_or(uint64_t{1} << s, std::memory_order_seq_cst);
   // Wake sleepers only when one of them could join; spinning workers see the epoch either way.
   workers::wake(busy::has_room() ? lanes - 1 : 0);
@@ -427,6 +485,7 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   }
   detach(s);
   forget_given_back(job);
+  POOLSHIM_COUNTERS_ONLY(compare_history(job, range));
   if (job.has_error.load(std::memory_order_acquire)) std::rethrow_exception(job.error);
 }
 
@@ -437,6 +496,7 @@ Help help_one_call() {
   struct SlotRef {
     Slot& slot;
     explicit SlotRef(Slot& s, size_t index) : slot(s) {
+      POOLSHIM_COUNT_SHARED();
       slot.refs.fetch_add(1, std::memory_order_seq_cst);
       t_ref_slot = index;
     }
@@ -461,6 +521,7 @@ Help help_one_call() {
     BusyWorker counted;
     size_t lane = take_lane(*job);
     if (lane >= job->lanes) continue;
+    POOLSHIM_COUNT(kJoins, 1);
     worker_share(*job, lane);
     return (job->flags & kFlagYieldWorkers) != 0 ? Help::helped_yield : Help::helped;
   }

@@ -15,6 +15,7 @@
 #include <atomic>
 
 #include "budget/budget.h"
+#include "core/counters.h"
 #include "core/futex.h"
 #include "core/pool_internal.h"
 #include "core/team.h"
@@ -68,10 +69,16 @@ void* worker_main(void*) {
     ~Forget() { g_count.fetch_sub(1, std::memory_order_acq_rel); }
   } forget;
   bool yield_next = false;  // the last call asked its workers to sleep right after it
+  POOLSHIM_COUNTERS_ONLY(counters::set_worker_thread(); bool woken = false;)
   for (;;) {
     uint32_t seen = g_epoch.load(std::memory_order_acquire);
     if (team::serve_one()) continue;  // an OpenMP team's open seat first (core/team.h)
     Help h = help_one_call();
+    POOLSHIM_COUNTERS_ONLY(if (woken) {
+      if (h == Help::over_budget) POOLSHIM_COUNT(kWokenNoRoom, 1);
+      if (h == Help::nothing) POOLSHIM_COUNT(kWokenNoLane, 1);
+      woken = false;
+    })
     if (h == Help::helped || h == Help::helped_yield) {
       yield_next = h == Help::helped_yield;
       continue;
@@ -80,8 +87,13 @@ void* worker_main(void*) {
     // unless the budget is full or the last call asked for PTHREADPOOL_FLAG_YIELD_WORKERS.
     if (h == Help::nothing && !yield_next && spin_for_epoch_change(seen)) continue;
     yield_next = false;
+    POOLSHIM_COUNT_SHARED();
     g_sleepers.fetch_add(1, std::memory_order_seq_cst);
-    if (g_epoch.load(std::memory_order_seq_cst) == seen) futex_wait(&g_epoch, seen);
+    if (g_epoch.load(std::memory_order_seq_cst) == seen && futex_wait(&g_epoch, seen) == 0) {
+      POOLSHIM_COUNT(kWoken, 1);
+      POOLSHIM_COUNTERS_ONLY(woken = true;)
+    }
+    POOLSHIM_COUNT_SHARED();
     g_sleepers.fetch_sub(1, std::memory_order_relaxed);
   }
   return nullptr;
@@ -164,10 +176,14 @@ size_t ensure(size_t n) {
 
 void wake(size_t n) {
   // The bump alone redirects spinning workers; the futex call only happens for sleepers.
+  POOLSHIM_COUNT_SHARED();
   g_epoch.fetch_add(1, std::memory_order_seq_cst);
   uint32_t sleeping = g_sleepers.load(std::memory_order_seq_cst);
   if (sleeping == 0 || n == 0) return;
-  futex_wake(&g_epoch, n < sleeping ? static_cast<int>(n) : static_cast<int>(sleeping));
+  long woke = futex_wake(&g_epoch, n < sleeping ? static_cast<int>(n) : static_cast<int>(sleeping));
+  POOLSHIM_COUNT(kFutexWakes, 1);
+  POOLSHIM_COUNT(kThreadsWoken, woke > 0 ? static_cast<uint64_t>(woke) : 0);
+  (void)woke;
 }
 
 const char* failure() { return g_failure.load(std::memory_order_relaxed); }
