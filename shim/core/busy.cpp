@@ -10,6 +10,7 @@
 #include "base/first_use.h"
 #include "budget/budget.h"
 #include "budget/group.h"
+#include "core/cache_line.h"
 #include "core/counters.h"
 
 namespace poolshim::core::busy {
@@ -18,7 +19,7 @@ namespace {
 enum Mode : int { kUndecided = 0, kLocal = 1, kGroup = 2 };
 
 std::atomic<int> g_mode{kUndecided};
-std::atomic<long> g_local{0};    // threads busy in this process (local mode)
+OnLine<long> g_local{0};         // threads busy in this process (local mode): its own line
 std::atomic<size_t> g_limit{0};  // set_limit(); 0 = not set yet: the computed budget
 pthread_once_t g_once = PTHREAD_ONCE_INIT;
 

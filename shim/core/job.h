@@ -45,11 +45,6 @@ struct Job {
   size_t lanes = 0;  // participants at most; lane numbers are thread indices
   Lane* lane = nullptr;
   size_t slot = 0;  // the call slot it is published in
-  // The next lane a joining worker takes (lane 0 is the caller's). Workers fetch_add it.
-  std::atomic<size_t> next_lane{1};
-  // Bit i: lane i was given back by a worker that left for the budget (its run is closed); a
-  // joining worker takes it over, so a long call regains the threads it lost.
-  std::atomic<uint64_t> free_lanes{0};
   // Set by the first participant whose task threw; participants stop claiming. The first
   // exception thrown on a worker is kept in `error` (written once, by whoever wins has_error),
   // and read by the caller after every participant has left.
@@ -58,6 +53,15 @@ struct Job {
   std::exception_ptr error;
   // Owners fence each take() (no process-wide barrier available); fixed for the call.
   bool fence = true;
+
+  // The claim counters, on a line of their own: the fields above are read by every participant
+  // on every run, these are written by each joiner (a read-mostly field next to them would make
+  // every join a miss for everyone).
+  // The next lane a joining worker takes (lane 0 is the caller's). Workers fetch_add it.
+  alignas(64) std::atomic<size_t> next_lane{1};
+  // Bit i: lane i was given back by a worker that left for the budget (its run is closed); a
+  // joining worker takes it over, so a long call regains the threads it lost.
+  std::atomic<uint64_t> free_lanes{0};
   // Steals from runs in progress (odd while one is): items then sit with no run for a moment,
   // so a participant deciding that nothing is left unstarted reads it before and after its scan.
   std::atomic<uint32_t> steals{0};

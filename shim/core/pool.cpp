@@ -26,6 +26,7 @@
 
 #include "base/fp_mode.h"
 #include "core/busy.h"
+#include "core/cache_line.h"
 #include "core/counters.h"
 #include "core/futex.h"
 #include "core/job.h"
@@ -54,13 +55,13 @@ struct alignas(64) Slot {
 
 Slot g_slots[kSlots];
 // Bit i set: slot i is owned by a caller. Callers set/clear their own bit (acq_rel CAS).
-std::atomic<uint64_t> g_owned{0};
+OnLine<uint64_t> g_owned{0};
 // Bit i set: slot i's call may still take a worker. Set by the owner after publishing, cleared
 // by it before it detaches. Workers read it to find calls without scanning every slot.
-std::atomic<uint64_t> g_open{0};
+OnLine<uint64_t> g_open{0};
 // Lanes that workers gave back to the budget (Job::free_lanes) in calls still open, summed over
 // the calls: when > 0, a caller that leaves wakes a worker to take one up. Relaxed: a hint.
-std::atomic<long> g_lanes_given_back{0};
+OnLine<long> g_lanes_given_back{0};
 
 // How wide a call may be is the size policy's (size.h); the scheduler only asks.
 using size_policy::budget_in_force;
@@ -380,7 +381,7 @@ void detach(size_t s) {
 // kSlots. It stays owned until that worker's reference goes, so that no caller of the child takes
 // it meanwhile: that caller's detach() would wait for the forking worker, which may itself be
 // waiting for that caller.
-std::atomic<size_t> g_orphan_slot{kSlots};
+OnLine<size_t> g_orphan_slot{kSlots};
 
 void release_orphan_slot(size_t s) {
   size_t want = s;

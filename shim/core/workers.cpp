@@ -15,6 +15,7 @@
 #include <atomic>
 
 #include "budget/budget.h"
+#include "core/cache_line.h"
 #include "core/counters.h"
 #include "core/futex.h"
 #include "core/pool_internal.h"
@@ -26,9 +27,11 @@ namespace poolshim::core::workers {
 namespace {
 
 // Bumped (seq_cst) by every wake(); workers sleep on it. Written by callers, read by workers.
-std::atomic<uint32_t> g_epoch{0};
+// On a line of its own: every spinning worker polls it; sleepers, the count and the failure
+// (read on every call) are elsewhere.
+OnLine<uint32_t> g_epoch{0};
 // Workers between "about to sleep" and "awake". Written by workers, read by wake().
-std::atomic<uint32_t> g_sleepers{0};
+OnLine<uint32_t> g_sleepers{0};
 // Workers alive. Incremented under g_spawn_mutex (release), decremented by a worker that a task
 // ended (worker_main), read lock-free (acquire).
 std::atomic<size_t> g_count{0};
