@@ -20,7 +20,6 @@
 
 #include <atomic>
 #include <limits>
-#include <memory>
 #include <new>
 #include <type_traits>
 
@@ -40,7 +39,7 @@ namespace poolshim::core {
 namespace {
 
 constexpr size_t kSlots = 64;        // calls that can be shared at once (one mask word)
-constexpr size_t kInlineLanes = 16;  // lanes kept on the caller's stack; more are allocated
+constexpr size_t kInlineLanes = 16;  // lanes kept on the caller's stack; more live in the slot
 // Lane lengths are int64_t: a range above this is run as consecutive windows.
 constexpr size_t kMaxWindow = size_t{1} << 62;
 
@@ -51,7 +50,25 @@ struct alignas(64) Slot {
   std::atomic<Job*> job{nullptr};    // written by the owning caller; read by workers
   std::atomic<uint32_t> refs{0};     // workers looking at or working on job
   std::atomic<uint32_t> waiting{0};  // 1 while the owner sleeps on refs
+  // Lanes for calls wider than kInlineLanes, kept from call to call (the owner's alone: every
+  // worker has left the previous call when the next owner takes the slot); grown, never shrunk.
+  Lane* lanes = nullptr;
+  size_t capacity = 0;
 };
+
+// The slot's lanes for a call of n > kInlineLanes lanes, or nullptr when they cannot be had
+// (no memory: the call runs with kInlineLanes lanes on the stack instead).
+Lane* slot_lanes(Slot& slot, size_t n) {
+  if (n > slot.capacity) {
+    size_t cap = (n + 15) & ~size_t{15};
+    Lane* fresh = new (std::nothrow) Lane[cap];
+    if (fresh == nullptr) return nullptr;
+    delete[] slot.lanes;
+    slot.lanes = fresh;
+    slot.capacity = cap;
+  }
+  return slot.lanes;
+}
 
 Slot g_slots[kSlots];
 // Bit i set: slot i is owned by a caller. Callers set/clear their own bit (acq_rel CAS).
@@ -450,7 +467,14 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
 
   // Only the lanes the call uses are constructed (a Lane is a cache line: no need to touch 16).
   alignas(Lane) unsigned char inline_storage[kInlineLanes * sizeof(Lane)];
-  std::unique_ptr<Lane[]> heap_lanes;
+  Lane* storage = reinterpret_cast<Lane*>(inline_storage);
+  if (lanes > kInlineLanes) {
+    storage = slot_lanes(g_slots[s], lanes);
+    if (storage == nullptr) {
+      storage = reinterpret_cast<Lane*>(inline_storage);
+      lanes = kInlineLanes;
+    }
+  }
   Job job;
   job.fn = fn;
   job.ctx = ctx;
@@ -458,13 +482,8 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   job.flags = flags;
   job.lanes = lanes;
   job.slot = s;
-  if (lanes <= kInlineLanes) {
-    job.lane = reinterpret_cast<Lane*>(inline_storage);
-    for (size_t i = 0; i < lanes; ++i) new (&job.lane[i]) Lane();  // trivially destructible
-  } else {
-    heap_lanes.reset(new Lane[lanes]);
-    job.lane = heap_lanes.get();
-  }
+  job.lane = storage;
+  for (size_t i = 0; i < lanes; ++i) new (&job.lane[i]) Lane();  // trivially destructible
   split(job, range);
   job.fence = !heavy_barrier_ready();
 
