@@ -158,12 +158,26 @@ void compare_history(const Job& job, size_t range) {
 // item by item, and whatever it has not started yet another participant may steal. An exception
 // leaves the run open: the call is cancelled (nobody steals or claims any more), or, for a
 // forced unwind on a worker, the other participants take the items it will never start.
-inline void execute(Job& job, size_t me, size_t begin, size_t end) {
+// Returns how many items this participant ran (a thief may have taken the rest).
+inline size_t execute(Job& job, size_t me, size_t begin, size_t end) {
   Run& run = job.lane[me].run;
   run.open(begin, end, job.fence);
   job.fn(job.ctx, me, begin, run);
   run.close();
   POOLSHIM_COUNTERS_ONLY(record_items(job, run.begin(), run.closed_end()));
+  return run.closed_end() - run.begin();
+}
+
+// Items a participant ran, added to the job's count once (one RMW) when it runs out of claims.
+inline void add_done(Job& job, size_t* mine) {
+  if (*mine == 0) return;
+  POOLSHIM_COUNT_SHARED();
+  job.done.fetch_add(*mine, std::memory_order_acq_rel);
+  *mine = 0;
+}
+
+inline bool all_done(const Job& job) {
+  return job.done.load(std::memory_order_acquire) == job.range;
 }
 
 void record_failure(Job& job) {
@@ -179,11 +193,11 @@ enum class Share { done, left };  // left: a worker gave its lane back to the bu
 inline bool cancelled(const Job& job) { return job.cancelled.load(std::memory_order_relaxed); }
 
 // Claims from a lane on behalf of participant me, announced in me's run (run.h, claiming()).
-template <size_t (*Claim)(Lane&, size_t*)>
+template <size_t (*Claim)(Job&, Lane&, size_t*)>
 inline size_t claim_for(Job& job, size_t me, Lane& from, size_t* begin) {
   Run& run = job.lane[me].run;
   run.claiming();
-  size_t got = Claim(from, begin);
+  size_t got = Claim(job, from, begin);
   if (got == 0) run.unclaimed();  // else open() clears it
   return got;
 }
@@ -205,9 +219,12 @@ Scan scan(const Job& job, size_t me, bool progress) {
   Scan r;
   // Lengths first, then the runs: a claim that drained a lane after our read of its length was
   // announced before it (claiming()), so the runs' read below sees the claimer's flag or run.
-  for (size_t k = 1; k < job.lanes && r.unclaimed == kNone; ++k) {
-    size_t j = (me + k) % job.lanes;
-    if (job.lane[j].length.load(std::memory_order_acquire) > 0) r.unclaimed = j;
+  // Every lane drained (job.drained): no length to read.
+  if (!all_claimed(job)) {
+    for (size_t k = 1; k < job.lanes && r.unclaimed == kNone; ++k) {
+      size_t j = (me + k) % job.lanes;
+      if (job.lane[j].length.load(std::memory_order_acquire) > 0) r.unclaimed = j;
+    }
   }
   for (size_t k = 1; k < job.lanes; ++k) {
     size_t j = (me + k) % job.lanes;
@@ -229,23 +246,36 @@ constexpr long kLookNs = 2 * 1000;
 
 // Nothing was left to claim: stays while some run holds items nobody has started, and takes them
 // from a run that has made no progress for kStallNs (its current item blocks or runs long).
-// Returns when every other run is closed, or every item of the call has been started by someone
-// (or the call is cancelled). Between looks a watcher backs off, from a few pauses (a call whose
-// last items end now returns at once) to about a microsecond.
-Share watch(Job& job, size_t me, bool worker) {
+// Returns when every item of the call has run (job.done: one line, read in O(1)), every other run
+// is closed, or every item of the call has been started by someone (or the call is cancelled).
+// While every lane is drained the lanes are first left alone for kLookNs, in which the common end
+// of a call (the last runs finish) is seen on the done count alone; only a call whose last items
+// take longer is scanned lane by lane. Between looks a watcher backs off, from a few pauses (a
+// call whose last items end now returns at once) to about a microsecond.
+Share watch(Job& job, size_t me, bool worker, size_t mine) {
+  add_done(job, &mine);
   size_t tracked = kNone, tracked_started = 0;  // the run being watched, and its progress
-  long since = 0, next_look = 0;
+  long since = 0, next_look = 0, quiet_until = 0;
   unsigned pause = 4;
   while (!cancelled(job)) {
-    uint32_t seq = job.steals.load(std::memory_order_acquire);
+    if (all_done(job)) return Share::done;
     const long now = now_ns();
+    if (quiet_until == 0) quiet_until = now + kLookNs;
+    if (now < quiet_until && all_claimed(job)) {  // O(1): the last runs are finishing
+      if (worker && busy::over_budget()) return Share::left;
+      for (unsigned i = 0; i < pause; ++i) cpu_relax();
+      if (pause < 256) pause *= 2;
+      continue;
+    }
+    uint32_t seq = job.steals.load(std::memory_order_acquire);
     const bool look = now >= next_look;
     Scan sc = scan(job, me, look);
     if (sc.unclaimed != kNone) {  // a lane another participant left (the budget, an unwind)
       size_t begin, got;
       while (!cancelled(job) &&
              (got = claim_for<claim_back>(job, me, job.lane[sc.unclaimed], &begin)) != 0)
-        execute(job, me, job.offset + begin, job.offset + begin + got);
+        mine += execute(job, me, job.offset + begin, job.offset + begin + got);
+      add_done(job, &mine);
       continue;
     }
     const bool quiet =
@@ -264,15 +294,18 @@ Share watch(Job& job, size_t me, bool worker) {
         size_t b, e;
         POOLSHIM_COUNT_SHARED();
         job.steals.fetch_add(1, std::memory_order_acq_rel);  // odd: items between runs
+        Run& run = job.lane[me].run;
         bool got = job.lane[tracked].run.steal(job.fence, &b, &e);
-        if (got) job.lane[me].run.open(b, e, job.fence);
+        if (got) run.open(b, e, job.fence);
         POOLSHIM_COUNT_SHARED();
         job.steals.fetch_add(1, std::memory_order_acq_rel);
         tracked = kNone;
         if (got) {
-          job.fn(job.ctx, me, b, job.lane[me].run);
-          job.lane[me].run.close();
-          POOLSHIM_COUNTERS_ONLY(record_items(job, b, job.lane[me].run.closed_end()));
+          job.fn(job.ctx, me, b, run);
+          run.close();
+          POOLSHIM_COUNTERS_ONLY(record_items(job, b, run.closed_end()));
+          mine += run.closed_end() - run.begin();
+          add_done(job, &mine);
         }
         next_look = 0;
         continue;
@@ -285,25 +318,28 @@ Share watch(Job& job, size_t me, bool worker) {
   return Share::done;
 }
 
-// A participant's share: its own lane from the front, then the others' from the back, then the
-// runs still in progress (watch). A worker stops between runs when more threads are busy than
-// the budget allows.
+// A participant's share: its own lane from the front, then the others' from the back (until
+// every lane is drained), then the runs still in progress (watch). A worker stops between runs
+// when more threads are busy than the budget allows. What it ran is added to the job's done
+// count on the way out, whichever way it leaves (a forced unwind adds nothing: its run's items
+// are then taken by the others, and the watchers fall back to reading the lanes).
 Share participate(Job& job, size_t me, bool worker) {
   TaskScope scope;
-  size_t begin, got;
+  size_t begin, got, mine = 0;
   Lane& own = job.lane[me];
   while (!cancelled(job) && (got = claim_for<claim_front>(job, me, own, &begin)) != 0) {
-    execute(job, me, job.offset + begin, job.offset + begin + got);
-    if (worker && busy::over_budget()) return Share::left;
+    mine += execute(job, me, job.offset + begin, job.offset + begin + got);
+    if (worker && busy::over_budget()) return add_done(job, &mine), Share::left;
   }
-  for (size_t k = 1; k < job.lanes; ++k) {
+  if (!cancelled(job)) tell_drained(job, own);
+  for (size_t k = 1; k < job.lanes && !all_claimed(job); ++k) {
     Lane& victim = job.lane[(me + k) % job.lanes];
     while (!cancelled(job) && (got = claim_for<claim_back>(job, me, victim, &begin)) != 0) {
-      execute(job, me, job.offset + begin, job.offset + begin + got);
-      if (worker && busy::over_budget()) return Share::left;
+      mine += execute(job, me, job.offset + begin, job.offset + begin + got);
+      if (worker && busy::over_budget()) return add_done(job, &mine), Share::left;
     }
   }
-  return watch(job, me, worker);
+  return watch(job, me, worker, mine);
 }
 
 // A worker that leaves a call for the budget gives its lane back, so a worker can take the call
@@ -482,6 +518,7 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   job.flags = flags;
   job.lanes = lanes;
   job.slot = s;
+  job.range = range;
   job.lane = storage;
   for (size_t i = 0; i < lanes; ++i) new (&job.lane[i]) Lane();  // trivially destructible
   split(job, range);
