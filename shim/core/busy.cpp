@@ -79,6 +79,12 @@ bool has_room() {
   return g_local.load(std::memory_order_relaxed) < limit();
 }
 
+long room() {
+  if (mode() == kGroup) return has_room() ? 1 : 0;
+  long r = limit() - g_local.load(std::memory_order_relaxed);
+  return r > 0 ? r : 0;
+}
+
 bool over_budget() {
   if (mode() == kGroup) return budget::group::over_budget(budget::group::self(), limit());
   return g_local.load(std::memory_order_relaxed) > limit();

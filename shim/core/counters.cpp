@@ -21,6 +21,12 @@ POOLSHIM_FAST_TLS thread_local uint32_t t_id = 0;
 
 void add(Counter c, uint64_t n) { g_cells[c].v.fetch_add(n, std::memory_order_relaxed); }
 
+void raise_to(Counter c, uint64_t v) {
+  uint64_t cur = g_cells[c].v.load(std::memory_order_relaxed);
+  while (cur < v && !g_cells[c].v.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
+  }
+}
+
 void rmw(Counter caller_kind) {
   // kWorkerShared follows kCallerShared, kWorkerLane follows kCallerLane.
   add(static_cast<Counter>(caller_kind + (t_worker ? 1 : 0)), 1);

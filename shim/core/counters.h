@@ -22,19 +22,20 @@ extern "C" {
 // sequence, done count, cancel/error flags). Lane lines (a lane's claim counters and its run) are
 // counted apart: each is shared by its owner and the thieves only.
 struct poolshim_sched_counters {
-  uint64_t calls;              // top-level calls that published a job (run_window)
-  uint64_t joins;              // workers that took a lane of a call
-  uint64_t caller_shared_rmw;  // RMWs on shared lines by callers (per call: / calls)
-  uint64_t worker_shared_rmw;  // RMWs on shared lines by workers (per join: / joins)
-  uint64_t caller_lane_rmw;    // RMWs on lane lines by callers (claims, steals)
-  uint64_t worker_lane_rmw;    // RMWs on lane lines by workers
-  uint64_t futex_wakes;        // futex_wake system calls on the wake epoch
-  uint64_t threads_woken;      // threads those calls woke (the kernel's count)
-  uint64_t woken;              // workers back from a futex sleep on the epoch
-  uint64_t woken_no_room;      // ... that then found no budget room to join anything
-  uint64_t woken_no_lane;      // ... that found room but no call with a free lane
-  uint64_t affinity_items;     // items of calls identical to the slot's previous call
-  uint64_t affinity_same;      // ... run by the thread that ran that item in the previous call
+  uint64_t calls;                // top-level calls that published a job (run_window)
+  uint64_t joins;                // workers that took a lane of a call
+  uint64_t caller_shared_rmw;    // RMWs on shared lines by callers (per call: / calls)
+  uint64_t worker_shared_rmw;    // RMWs on shared lines by workers (per join: / joins)
+  uint64_t caller_lane_rmw;      // RMWs on lane lines by callers (claims, steals)
+  uint64_t worker_lane_rmw;      // RMWs on lane lines by workers
+  uint64_t futex_wakes;          // futex_wake system calls on the wake epoch
+  uint64_t threads_woken;        // threads those calls woke (the kernel's count)
+  uint64_t woken;                // workers back from a futex sleep on the epoch
+  uint64_t woken_no_room;        // ... that then found no budget room to join anything
+  uint64_t woken_no_lane;        // ... that found room but no call with a free lane
+  uint64_t affinity_items;       // items of calls identical to the slot's previous call
+  uint64_t affinity_same;        // ... run by the thread that ran that item in the previous call
+  uint64_t max_wakes_in_flight;  // the most wake-ups in flight at once (woken, not yet joined)
 };
 
 // Copies the counters into *out (when out is not NULL), then zeroes them when reset != 0.
@@ -58,11 +59,13 @@ enum Counter : int {
   kWokenNoLane,
   kAffinityItems,
   kAffinitySame,
+  kMaxInFlight,  // a maximum, not a sum
   kCount
 };
 
 #if POOLSHIM_COUNTERS
 void add(Counter c, uint64_t n);
+void raise_to(Counter c, uint64_t v);  // c = max(c, v)
 // A shared-line RMW (kind: kCallerShared or kCallerLane), attributed to the calling thread's
 // role: workers (worker_main sets it) count as workers, every other thread as a caller.
 void rmw(Counter caller_kind);

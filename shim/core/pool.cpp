@@ -318,6 +318,8 @@ Share watch(Job& job, size_t me, bool worker, size_t mine) {
   return Share::done;
 }
 
+inline bool has_free_lane(const Job& job);
+
 // A participant's share: its own lane from the front, then the others' from the back (until
 // every lane is drained), then the runs still in progress (watch). A worker stops between runs
 // when more threads are busy than the budget allows. What it ran is added to the job's done
@@ -327,7 +329,17 @@ Share participate(Job& job, size_t me, bool worker) {
   TaskScope scope;
   size_t begin, got, mine = 0;
   Lane& own = job.lane[me];
+  // The cascade (workers.h, wake_one): a worker whose first claim left items in its own lane (the
+  // call is young: nobody has stolen its lane dry) wakes the next sleeper while the call has a
+  // free lane and the budget room. A worker that arrives late wakes nobody: the next one would
+  // find every lane taken.
+  bool cascade = worker;
   while (!cancelled(job) && (got = claim_for<claim_front>(job, me, own, &begin)) != 0) {
+    if (cascade) {
+      cascade = false;
+      if (own.length.load(std::memory_order_relaxed) > 0 && has_free_lane(job))
+        workers::wake_one(busy::room(), false);
+    }
     mine += execute(job, me, job.offset + begin, job.offset + begin + got);
     if (worker && busy::over_budget()) return add_done(job, &mine), Share::left;
   }
@@ -489,7 +501,7 @@ struct CallerScope {  // busy accounting of a top-level caller, also across an u
     // share frees room: wake one sleeper for it. Only then: waking a turned-away worker on every
     // caller's exit would have it wake, find no room, and sleep again, over and over.
     if (g_lanes_given_back.load(std::memory_order_relaxed) > 0 && busy::has_room())
-      workers::wake(1);
+      workers::wake_one(busy::room(), true);
   }
 };
 
@@ -529,8 +541,9 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   g_slots[s].job.store(&job, std::memory_order_seq_cst);
   POOLSHIM_COUNT_SHARED();
   g_open.fetch_or(uint64_t{1} << s, std::memory_order_seq_cst);
-  // Wake sleepers only when one of them could join; spinning workers see the epoch either way.
-  workers::wake(busy::has_room() ? lanes - 1 : 0);
+  // Spinning workers see the epoch; of the sleepers this caller wakes one, when the budget has
+  // room for it, and each worker that joins wakes the next (the cascade, help_one_call()).
+  workers::wake_one(busy::room(), true);
 
   try {
     participate(job, 0, false);
@@ -579,6 +592,7 @@ Help help_one_call() {
     size_t lane = take_lane(*job);
     if (lane >= job->lanes) continue;
     POOLSHIM_COUNT(kJoins, 1);
+    workers::settle_wake();  // this worker's wake-up (if it was woken) has joined
     worker_share(*job, lane);
     return (job->flags & kFlagYieldWorkers) != 0 ? Help::helped_yield : Help::helped;
   }
