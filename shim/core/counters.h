@@ -36,6 +36,8 @@ struct poolshim_sched_counters {
   uint64_t affinity_items;       // items of calls identical to the slot's previous call
   uint64_t affinity_same;        // ... run by the thread that ran that item in the previous call
   uint64_t max_wakes_in_flight;  // the most wake-ups in flight at once (woken, not yet joined)
+  uint64_t lane_affinity_lanes;  // lanes of calls identical to the slot's previous call
+  uint64_t lane_affinity_same;   // ... owned by the thread that owned that lane in that call
 };
 
 // Copies the counters into *out (when out is not NULL), then zeroes them when reset != 0.
@@ -60,6 +62,8 @@ enum Counter : int {
   kAffinityItems,
   kAffinitySame,
   kMaxInFlight,  // a maximum, not a sum
+  kLaneAffinityLanes,
+  kLaneAffinitySame,
   kCount
 };
 

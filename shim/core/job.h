@@ -31,6 +31,7 @@ struct alignas(64) Lane {
   std::atomic<size_t> back{0};     // one past the last unclaimed item; thieves fetch_sub
   size_t front = 0;                // next item of the owner; written by the owner only
   bool drained_told = false;       // owner only: this lane was counted in Job::drained
+  std::atomic<uint32_t> taken{0};  // 1 once a participant owns the lane (lane 0: the caller)
   // The run participant i is working on (its own claims and what it stole): a line with its end
   // and flags (written once per run, read by watchers), then a line with its per-item progress
   // (written by the owner per item, read by watchers only every few microseconds; run.h).
@@ -59,7 +60,9 @@ struct Job {
   // The claim counters, on a line of their own: the fields above are read by every participant
   // on every run, these are written by each joiner (a read-mostly field next to them would make
   // every join a miss for everyone).
-  // The next lane a joining worker takes (lane 0 is the caller's). Workers fetch_add it.
+  // Every lane below it is taken (a hint, raised by joiners with plain stores; lane 0 is the
+  // caller's). A joiner first tries the lane it ran in the slot's previous call (affinity), then
+  // the first lane from here whose `taken` it wins.
   alignas(64) std::atomic<size_t> next_lane{1};
   // Bit i: lane i was given back by a worker that left for the budget (its run is closed); a
   // joining worker takes it over, so a long call regains the threads it lost.

@@ -94,6 +94,9 @@ POOLSHIM_FAST_TLS thread_local size_t t_ref_slot = kSlots;
 // The slot this thread owns as a caller (kSlots = none): a fork() from inside its own call's task
 // must leave that slot owned in the child, or the child's next caller would take it too.
 POOLSHIM_FAST_TLS thread_local size_t t_owned_slot = kSlots;
+// Per slot, the lane this worker ran in the slot's last call it joined (0 = none): it asks for
+// that lane first when it joins the slot's next call (affinity).
+POOLSHIM_FAST_TLS thread_local uint16_t t_last_lane[kSlots];
 
 // Flush-to-zero + denormals-are-zero for a worker's share of a call that asks for it (the
 // caller's own thread is handled by the surface, which also covers the serial path).
@@ -127,6 +130,7 @@ struct History {
   RangeFn fn = nullptr;
   size_t range = 0, lanes = 0;
   uint32_t cur[kHist], prev[kHist];
+  uint32_t lane_cur[kHist], lane_prev[kHist];  // the thread that owned lane i (0: nobody)
 };
 History g_history[kSlots];
 
@@ -137,15 +141,31 @@ void record_items(const Job& job, size_t begin, size_t end) {
   for (size_t i = begin; i < end && i < kHist; ++i) h.cur[i] = id;
 }
 
+void record_lane(const Job& job, size_t lane) {
+  if (job.offset == 0 && lane < kHist) g_history[job.slot].lane_cur[lane] = counters::thread_id();
+}
+
 void compare_history(const Job& job, size_t range) {
   if (job.offset != 0) return;
   History& h = g_history[job.slot];
   size_t n = range < kHist ? range : kHist;
+  size_t lanes = job.lanes < kHist ? job.lanes : kHist;
   if (h.fn == job.fn && h.range == range && h.lanes == job.lanes) {
-    uint64_t same = 0;
+    uint64_t same = 0, owned = 0, lane_same = 0;
     for (size_t i = 0; i < n; ++i) same += h.cur[i] == h.prev[i] ? 1 : 0;
     POOLSHIM_COUNT(kAffinityItems, n);
     POOLSHIM_COUNT(kAffinitySame, same);
+    for (size_t i = 0; i < lanes; ++i) {
+      if (h.lane_cur[i] == 0 || h.lane_prev[i] == 0) continue;  // not joined in one of them
+      ++owned;
+      lane_same += h.lane_cur[i] == h.lane_prev[i] ? 1 : 0;
+    }
+    POOLSHIM_COUNT(kLaneAffinityLanes, owned);
+    POOLSHIM_COUNT(kLaneAffinitySame, lane_same);
+  }
+  for (size_t i = 0; i < lanes; ++i) {
+    h.lane_prev[i] = h.lane_cur[i];
+    h.lane_cur[i] = 0;
   }
   for (size_t i = 0; i < n; ++i) h.prev[i] = h.cur[i];
   h.fn = job.fn;
@@ -371,13 +391,28 @@ void forget_given_back(const Job& job) {
   if (f != 0) g_lanes_given_back.fetch_sub(__builtin_popcountll(f), std::memory_order_relaxed);
 }
 
-// A lane for a joining worker: the next never-taken one, or one a worker gave back.
-size_t take_lane(Job& job) {
-  if (job.next_lane.load(std::memory_order_relaxed) < job.lanes) {
-    POOLSHIM_COUNT_SHARED();
-    size_t lane = job.next_lane.fetch_add(1, std::memory_order_relaxed);
-    if (lane < job.lanes) return lane;
+inline bool win_lane(Lane& l) {
+  if (l.taken.load(std::memory_order_relaxed) != 0) return false;
+  POOLSHIM_COUNT_LANE();
+  return l.taken.exchange(1, std::memory_order_acq_rel) == 0;
+}
+
+// A lane for a joining worker: `preferred` (the lane it ran in the slot's previous call, so that
+// lane i of identical calls stays on one thread and its data in that thread's cache), else the
+// first never-taken one, else one a worker gave back. One RMW on the lane's own line in the
+// common case; the job's hint is raised with a plain store.
+size_t take_lane(Job& job, size_t preferred) {
+  if (preferred != 0 && preferred < job.lanes && win_lane(job.lane[preferred])) return preferred;
+  size_t i = job.next_lane.load(std::memory_order_relaxed);
+  for (; i < job.lanes; ++i) {
+    if (win_lane(job.lane[i])) {
+      if (job.next_lane.load(std::memory_order_relaxed) < i + 1)
+        job.next_lane.store(i + 1, std::memory_order_relaxed);  // every lane below is taken
+      return i;
+    }
   }
+  if (job.next_lane.load(std::memory_order_relaxed) < job.lanes)
+    job.next_lane.store(job.lanes, std::memory_order_relaxed);
   uint64_t f = job.free_lanes.load(std::memory_order_acquire);
   while (f != 0) {
     size_t lane = static_cast<size_t>(__builtin_ctzll(f));
@@ -533,6 +568,8 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   job.range = range;
   job.lane = storage;
   for (size_t i = 0; i < lanes; ++i) new (&job.lane[i]) Lane();  // trivially destructible
+  job.lane[0].taken.store(1, std::memory_order_relaxed);         // the caller's
+  POOLSHIM_COUNTERS_ONLY(record_lane(job, 0));
   split(job, range);
   job.fence = !heavy_barrier_ready();
 
@@ -589,8 +626,10 @@ Help help_one_call() {
       continue;
     if (!busy::worker_try_enter()) return Help::over_budget;  // the budget's threads are all busy
     BusyWorker counted;
-    size_t lane = take_lane(*job);
+    size_t lane = take_lane(*job, t_last_lane[s]);
     if (lane >= job->lanes) continue;
+    t_last_lane[s] = static_cast<uint16_t>(lane < 65536 ? lane : 0);
+    POOLSHIM_COUNTERS_ONLY(record_lane(*job, lane));
     POOLSHIM_COUNT(kJoins, 1);
     workers::settle_wake();  // this worker's wake-up (if it was woken) has joined
     worker_share(*job, lane);
