@@ -31,6 +31,7 @@
 #include "core/job.h"
 #include "core/pool_internal.h"
 #include "core/size.h"
+#include "core/team.h"
 #include "core/tls.h"
 #include "core/workers.h"
 #include "diag/log.h"
@@ -632,7 +633,9 @@ Help help_one_call() {
     POOLSHIM_COUNTERS_ONLY(record_lane(*job, lane));
     POOLSHIM_COUNT(kJoins, 1);
     workers::settle_wake();  // this worker's wake-up (if it was woken) has joined
+    team::note_pool_call(true);
     worker_share(*job, lane);
+    team::note_pool_call(false);
     return (job->flags & kFlagYieldWorkers) != 0 ? Help::helped_yield : Help::helped;
   }
   // No call it could join. When the budget's threads are all busy it could not join the next

@@ -77,8 +77,9 @@ std::atomic<size_t> g_extra{0};  // gang threads started (workers beyond the bud
 // Serving threads' ids (1, 2, ...), given on first serve.
 std::atomic<uint32_t> g_next_id{1};
 POOLSHIM_FAST_TLS thread_local uint32_t t_id = 0;
-// Whether a server (by id, below kTrackedIds) is running a seat now: a seat does not wait for
-// a thread that is busy in another gang (nested regions).
+// Whether a server (by id, below kTrackedIds) is busy now, running a seat or, as a pool worker, a
+// share of a pool call (note_pool_call): a seat does not wait for a thread that is busy with
+// other work (another gang, a nested region, another caller's pthreadpool call).
 constexpr uint32_t kTrackedIds = 1024;
 std::atomic<bool> g_in_seat[kTrackedIds];
 // Pauses so far; a thread that served a seat remembers the pause count then, plus 1 (0: never
@@ -302,7 +303,23 @@ size_t extra_threads() { return g_extra.load(std::memory_order_relaxed); }
 
 namespace {
 bool all_claimed(const Slot& s, unsigned n) { return unclaimed(s, n) == 0; }
+
+// Whether an unclaimed seat waits for a thread that went busy since the gang opened (it joined a
+// pool call or another gang): the gang then opens its seats to any thread at once.
+bool preferred_busy(const Slot& s, unsigned affine) {
+  uint64_t m = s.mask.load(std::memory_order_relaxed);
+  for (unsigned i = 1; i < affine; ++i) {
+    if ((m >> i) & 1) continue;
+    uint32_t id = s.pref[i].load(std::memory_order_relaxed);
+    if (id != 0 && id < kTrackedIds && g_in_seat[id].load(std::memory_order_relaxed)) return true;
+  }
+  return false;
+}
 }  // namespace
+
+void note_pool_call(bool in_call) {
+  if (t_id != 0 && t_id < kTrackedIds) g_in_seat[t_id].store(in_call, std::memory_order_relaxed);
+}
 
 Gang start(unsigned n, MemberFn fn, void* ctx) {
   Gang g;
@@ -351,6 +368,7 @@ Gang start(unsigned n, MemberFn fn, void* ctx) {
   long deadline = t0 + (prefs ? kPreferNs : 200 * 1000);
   bool open = !prefs;
   while (!all_claimed(*s, n)) {
+    if (!open && preferred_busy(*s, affine)) deadline = 0;  // its thread took other work
     if (now_ns() > deadline) {
       if (!open) {
         open = true;

@@ -39,6 +39,10 @@ void join(const Gang& g);
 // For an idle pool worker (workers.cpp): runs one open seat of a waiting gang; true if it did.
 bool serve_one();
 
+// For a pool worker (pool.cpp) that joins (true) or leaves (false) a pool call's share: a gang
+// seat kept for this thread (threadprivate persistence) does not wait for it meanwhile.
+void note_pool_call(bool in_call);
+
 // omp_pause_resource: the threads that served a seat end (pool workers and gang threads; the
 // pool starts others when needed), so the next gangs' members start with fresh thread-local
 // data, as libgomp's threads do after a pause. Waits (boundedly) for them; returns 0.
