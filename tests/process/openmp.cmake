@@ -60,3 +60,13 @@ else()
   poolshim_skipped_test(process.openmp.libgomp_subset
     "no GCC tarball under /usr/src/gcc-12 (scripts/deps.sh openmp), or a sanitizer build")
 endif()
+
+# process.openmp.loops: tests/fixtures/openmp/openmp_loops.c (the iteration splits of every loop
+# schedule, long and ull, up and down; doacross; scan; lastprivate(conditional); the old
+# combined starts) prints the same lines natively (POOLSHIM_OPENMP=shim) as with libgomp.
+if(TARGET openmp_loops)
+  add_test(NAME process.openmp.loops
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_loops_driver.py
+      --shim $<TARGET_FILE:poolshim> --program $<TARGET_FILE:openmp_loops>)
+  set_tests_properties(process.openmp.loops PROPERTIES TIMEOUT 300 LABELS "process;openmp")
+endif()

@@ -25,11 +25,11 @@ namespace poolshim::abi::openmp::native {
 struct Doacross {
   unsigned ncounts;
   bool flattened;
-  unsigned long chunk;     // the schedule's chunk (static 0: one block per member)
+  unsigned long chunk;           // the schedule's chunk (static 0: one block per member)
   unsigned long q, t, boundary;  // static without a chunk: member i's block as the loop splits it
-  size_t elt_words;        // words per entity (a multiple of a cache line)
-  unsigned long* array;    // num_ents entities
-  unsigned shift[1];       // flattened: coordinate i's shift (ncounts entries)
+  size_t elt_words;              // words per entity (a multiple of a cache line)
+  unsigned long* array;          // num_ents entities
+  unsigned shift[1];             // flattened: coordinate i's shift (ncounts entries)
 };
 
 namespace {
@@ -152,8 +152,8 @@ void doacross_init(WorkShare* w, const DoacrossSpec& dx, unsigned long chunk) {
   d->flattened = flattened;
   d->chunk = chunk;
   d->elt_words = elt_words;
-  d->array = reinterpret_cast<unsigned long*>(
-      (reinterpret_cast<uintptr_t>(d) + head + 63) & ~static_cast<uintptr_t>(63));
+  d->array = reinterpret_cast<unsigned long*>((reinterpret_cast<uintptr_t>(d) + head + 63) &
+                                              ~static_cast<uintptr_t>(63));
   memset(d->array, 0, num_ents * elt_words * sizeof(unsigned long));
   if (flattened) {
     unsigned shift = 0;
@@ -180,13 +180,11 @@ namespace {
 
 constexpr unsigned kMaxVector = 64;  // collapsed loops a wait reads off its arguments at once
 
-template <typename T>
-bool doacross_long(long sched, unsigned ncounts, T* counts, long chunk, uintptr_t* reductions,
+bool doacross_long(long sched, unsigned ncounts, long* counts, long chunk, uintptr_t* reductions,
                    void** mem, long* istart, long* iend) {
   int kind = resolve_sched(sched, &chunk);
   DoacrossSpec dx{ncounts, reinterpret_cast<const unsigned long*>(counts)};
-  return loop_begin(kind, 0, static_cast<long>(counts[0]), 1, chunk, false, reductions, mem,
-                    istart, iend, &dx);
+  return loop_begin(kind, 0, counts[0], 1, chunk, false, reductions, mem, istart, iend, &dx);
 }
 
 bool doacross_ull(long sched, unsigned ncounts, ull* counts, ull chunk, uintptr_t* reductions,
@@ -227,14 +225,14 @@ void wait_va(T first, va_list ap) {
 
 extern "C" {
 
-#define PSN_DOACROSS(kind, sched)                                                                 \
-  bool psn_GOMP_loop_doacross_##kind##_start(unsigned n, long* counts, long chunk, long* is,    \
-                                             long* ie) {                                        \
-    return doacross_long(sched, n, counts, chunk, nullptr, nullptr, is, ie);                    \
-  }                                                                                             \
-  bool psn_GOMP_loop_ull_doacross_##kind##_start(unsigned n, ull* counts, ull chunk, ull* is,   \
-                                                 ull* ie) {                                     \
-    return doacross_ull(sched, n, counts, chunk, nullptr, nullptr, is, ie);                     \
+#define PSN_DOACROSS(kind, sched)                                                             \
+  bool psn_GOMP_loop_doacross_##kind##_start(unsigned n, long* counts, long chunk, long* is,  \
+                                             long* ie) {                                      \
+    return doacross_long(sched, n, counts, chunk, nullptr, nullptr, is, ie);                  \
+  }                                                                                           \
+  bool psn_GOMP_loop_ull_doacross_##kind##_start(unsigned n, ull* counts, ull chunk, ull* is, \
+                                                 ull* ie) {                                   \
+    return doacross_ull(sched, n, counts, chunk, nullptr, nullptr, is, ie);                   \
   }
 PSN_DOACROSS(static, kStatic)
 PSN_DOACROSS(dynamic, kDynamic)

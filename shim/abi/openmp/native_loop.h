@@ -32,8 +32,7 @@ struct DoacrossSpec {
 };
 
 // Long loops (native_loop.cpp): set w up as libgomp's gomp_loop_init does (sched resolved).
-void loop_init(WorkShare* w, int sched, long start, long end, long incr, long chunk,
-               bool ordered);
+void loop_init(WorkShare* w, int sched, long start, long end, long incr, long chunk, bool ordered);
 // Enter a long loop (sched resolved) with the extras above (dx: a doacross loop); takes the
 // first chunk when istart is not null, else returns true.
 bool loop_begin(int sched, long start, long end, long incr, long chunk, bool ordered,

@@ -65,16 +65,16 @@ bool psn_GOMP_loop_ull_ordered_start(bool up, ull start, ull end, ull incr, long
 }
 
 // GOMP_loop_ull_{static,dynamic,guided}_start, their ordered and nonmonotonic spellings.
-#define PSN_ULL(kind, sched)                                                                     \
-  bool psn_GOMP_loop_ull_##kind##_start(bool up, ull s, ull e, ull incr, ull chunk, ull* is,     \
-                                        ull* ie) {                                               \
-    int k = resolve_sched_ull(sched, &chunk);                                                    \
-    return loop_ull_begin(k, up, s, e, incr, chunk, false, nullptr, nullptr, is, ie);            \
-  }                                                                                              \
-  bool psn_GOMP_loop_ull_ordered_##kind##_start(bool up, ull s, ull e, ull incr, ull chunk,      \
-                                                ull* is, ull* ie) {                              \
-    int k = resolve_sched_ull(sched, &chunk);                                                    \
-    return loop_ull_begin(k, up, s, e, incr, chunk, true, nullptr, nullptr, is, ie);             \
+#define PSN_ULL(kind, sched)                                                                 \
+  bool psn_GOMP_loop_ull_##kind##_start(bool up, ull s, ull e, ull incr, ull chunk, ull* is, \
+                                        ull* ie) {                                           \
+    int k = resolve_sched_ull(sched, &chunk);                                                \
+    return loop_ull_begin(k, up, s, e, incr, chunk, false, nullptr, nullptr, is, ie);        \
+  }                                                                                          \
+  bool psn_GOMP_loop_ull_ordered_##kind##_start(bool up, ull s, ull e, ull incr, ull chunk,  \
+                                                ull* is, ull* ie) {                          \
+    int k = resolve_sched_ull(sched, &chunk);                                                \
+    return loop_ull_begin(k, up, s, e, incr, chunk, true, nullptr, nullptr, is, ie);         \
   }
 PSN_ULL(static, kStatic)
 PSN_ULL(dynamic, kDynamic)
