@@ -1,4 +1,5 @@
-// The native runtime's thread state, ICVs and team barrier (native_state.h).
+// The native runtime's thread state and ICVs (native_state.h; the team barrier is in
+// native_task_queue.cpp, with the tasks its members run).
 //
 // ICVs as libgomp reads them (its env.c, read for the rules, never copied): OMP_NUM_THREADS is
 // a list, one value per nesting level, its first value nthreads-var (default: the shim's
@@ -12,14 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "abi/openmp/native_state.h"
 #include "budget/budget.h"
 #include "config/options.h"
 #include "core/futex.h"
 #include "core/tls.h"
-#include "core/workers.h"
 
 namespace poolshim::abi::openmp::native {
 namespace {
@@ -167,40 +166,6 @@ void Lock::lock() {
 
 void Lock::unlock() {
   if (state.exchange(0, std::memory_order_release) == 2) core::futex_wake(&state, 1);
-}
-
-namespace {
-long now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-}  // namespace
-
-// Central barrier: the last to arrive resets the count, then bumps the generation. Waiters spin
-// as the pool's idle workers do (workers::kSpinNs), then sleep on the generation.
-void team_barrier() {
-  ThreadState& s = me();
-  Team* t = s.team;
-  if (t == nullptr || t->n <= 1) return;
-  uint32_t gen = t->bar_gen.load(std::memory_order_acquire);
-  if (t->bar_arrived.fetch_add(1, std::memory_order_acq_rel) == t->n - 1) {
-    t->bar_arrived.store(0, std::memory_order_relaxed);
-    t->bar_gen.fetch_add(1, std::memory_order_seq_cst);
-    if (t->bar_sleepers.load(std::memory_order_seq_cst) != 0)
-      core::futex_wake(&t->bar_gen, INT_MAX);
-    return;
-  }
-  long deadline = now_ns() + core::workers::kSpinNs;
-  for (unsigned i = 1; t->bar_gen.load(std::memory_order_acquire) == gen; ++i) {
-    core::cpu_relax();
-    if ((i & 63) == 0 && now_ns() > deadline) {
-      t->bar_sleepers.fetch_add(1, std::memory_order_seq_cst);
-      while (t->bar_gen.load(std::memory_order_seq_cst) == gen) core::futex_wait(&t->bar_gen, gen);
-      t->bar_sleepers.fetch_sub(1, std::memory_order_relaxed);
-      break;
-    }
-  }
 }
 
 }  // namespace poolshim::abi::openmp::native

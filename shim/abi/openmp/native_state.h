@@ -33,14 +33,17 @@ struct WorkShare;
 
 // Tasks (omp-tasks area; native_task.cpp): a taskgroup of the calling thread's current task, as
 // libgomp's: GOMP_taskgroup_start pushes one (its reductions inherited from the enclosing one),
-// GOMP_taskgroup_end pops it. Tasks run undeferred, so the encountering thread's innermost
-// taskgroup is also the task's.
+// GOMP_taskgroup_end pops it, once the tasks bound to it (created in it, by its task or by their
+// descendants) are complete. A task's taskgroup is its encountering task's innermost one.
 struct TaskGroup {
   TaskGroup* prev = nullptr;
   uintptr_t* reductions = nullptr;  // task reductions in libgomp's layout (native_task_reduction)
   bool workshare = false;           // a worksharing construct's (ws_reductions_begin)
   std::atomic<bool> cancelled{false};
+  std::atomic<unsigned long> tasks{0};  // deferred tasks bound to it not yet complete
 };
+
+struct TaskNode;  // a deferred task (native_task_queue.cpp)
 
 struct Team {
   unsigned n = 1;             // members
@@ -54,7 +57,6 @@ struct Team {
   // Barrier: arrivals in this generation; the generation (futex word). Written by members.
   std::atomic<uint32_t> bar_arrived{0};
   std::atomic<uint32_t> bar_gen{0};
-  std::atomic<uint32_t> bar_sleepers{0};
   // Worksharing constructs in flight, by sequence number (under ws_lock).
   Lock ws_lock;
   WorkShare* ws_head = nullptr;
@@ -65,6 +67,19 @@ struct Team {
   std::atomic<void*> copy_data{nullptr};
   // GOMP_parallel_reductions: every member's implicit task starts in this taskgroup (omp-tasks).
   TaskGroup* taskgroup = nullptr;
+  // Deferred tasks (omp-deferred; native_task_queue.cpp): one FIFO queue under task_lock;
+  // task_pending counts the team's tasks not yet complete (queued, running, or detached and not
+  // yet fulfilled); task_event is the futex word every task wait sleeps on (bumped on each
+  // queued task, completed task and barrier release); task_inflight: completions still touching
+  // the team (its end waits for them).
+  Lock task_lock;
+  TaskNode* task_head = nullptr;
+  TaskNode* task_tail = nullptr;
+  std::atomic<unsigned long> task_queued{0};
+  std::atomic<unsigned long> task_pending{0};
+  std::atomic<unsigned> task_inflight{0};
+  std::atomic<uint32_t> task_event{0};
+  std::atomic<uint32_t> task_sleepers{0};
 };
 
 struct ThreadState {
@@ -85,6 +100,9 @@ struct ThreadState {
   TaskGroup* taskgroup = nullptr;
   bool in_final = false;
   const void* task = nullptr;
+  // Its node when the current task is deferred, or the implicit task's once it made a deferred
+  // task (its children's parent); nullptr before (omp-deferred, native_task_queue.cpp).
+  TaskNode* node = nullptr;
 };
 
 ThreadState& me();  // the calling thread's state (ICVs from the globals on first use)
@@ -93,8 +111,12 @@ const Icv& global_icv();
 // nthreads for a region at this nesting level (OMP_NUM_THREADS lists: one value per level).
 unsigned nthreads_for_level(unsigned level, unsigned fallback);
 
-// A barrier over the calling member's team (nothing for a team of 1).
+// A barrier over the calling member's team (nothing for a team of 1); members waiting in it run
+// the team's queued tasks, and it completes once the team has no task left (native_task_queue).
 void team_barrier();
+// The end of the calling member's part of a region: runs the team's tasks until none is left
+// (native_task_queue.cpp). Called before it leaves the team.
+void region_member_end();
 
 // A worksharing construct (loops, sections, single copyprivate): one per construct per team,
 // found by the members' sequence numbers.
@@ -141,6 +163,24 @@ void taskgroup_end();
 // taskgroup sets), or for a worksharing construct's taskgroup the one it is in (libgomp's rule):
 // a new task of it does not start.
 bool taskgroup_cancelled();
+bool taskgroup_cancelled(const TaskGroup* g);
+
+// Deferred tasks (native_task_queue.cpp). task_deferrable(): whether a new task of the calling
+// thread may be queued (a team of more than one, not inside a final task, fewer than libgomp's
+// 64 tasks per member pending; extra: tasks about to be created). task_alloc() makes a node with
+// room for arg_size bytes aligned to arg_align (its address: the task's event for detach);
+// task_submit() binds it to the calling thread's current task and taskgroup and queues it, or
+// with depend set waits until the earlier siblings are complete and runs it at once. copied:
+// its data came from a copy function (a cancelled taskgroup still runs it, as libgomp's).
+bool task_deferrable(unsigned long extra);
+TaskNode* task_alloc(void (*fn)(void*), long arg_size, long arg_align, bool detach, char** arg);
+void task_submit(TaskNode* node, bool final, bool copied, bool depend);
+// Waits, running queued tasks, until the calling task's children are complete (taskwait).
+void task_wait_children();
+// Waits, running queued tasks, until the tasks bound to g are complete (taskgroup end).
+void task_wait_group(TaskGroup* g);
+// omp_fulfill_event for a deferred task's event.
+void task_fulfill(TaskNode* node);
 // GOMP_taskgroup_reduction_register (native_task_reduction.cpp).
 void taskgroup_reduction_register(uintptr_t* data);
 // A parallel region whose members' implicit tasks start in `taskgroup` (GOMP_parallel_reductions;
