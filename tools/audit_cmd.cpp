@@ -26,9 +26,10 @@ const char kAuditHelp[] =
     "       poolshim audit [--json] [--all] --pid PID\n"
     "\n"
     "Tells, before running anything, which modules carry their own thread pool (the ExecuTorch\n"
-    "thread-pool ABI, pthreadpool) and whether LD_PRELOAD=libpoolshim.so can redirect it, which\n"
-    "modules call those pools (clients) and where their calls go, and which other runtimes'\n"
-    "pools (OpenMP, OpenBLAS, MKL, oneTBB) share the CPU without being merged.\n"
+    "thread-pool ABI, pthreadpool, a copy of OpenMP's libgomp ABI) and whether\n"
+    "LD_PRELOAD=libpoolshim.so can redirect it, which modules call those pools (clients) and\n"
+    "where their calls go, and which other runtimes' pools (OpenMP, OpenBLAS, MKL, oneTBB)\n"
+    "share the CPU without being merged.\n"
     "PATH may be an ELF file, a folder (searched recursively) or a wheel / zip / tar archive\n"
     "(read as a stream; nothing is extracted). --pid judges the modules mapped by a running\n"
     "process, and first says whether libpoolshim is loaded in it.\n"
@@ -76,10 +77,22 @@ std::string why(const AuditEntry& e) {
   return out;
 }
 
+const char* const kIndent = "                                          ";
+
 std::string runtime_note(const AuditEntry& e, const ProcessFacts* proc) {
   std::string out = std::string(e.runtime->name) +
                     ": its own thread pool beside the shared one (not merged); bounded by " +
                     e.runtime->env_var;
+  if (strcmp(e.runtime->prefix, "libgomp") == 0) {
+    // The shim exports libgomp's host ABI (docs/openmp.md): the copy's clients reach it.
+    out +=
+        "; under the preload its clients' OpenMP calls reach the shim, which forwards them to "
+        "libgomp (POOLSHIM_OPENMP=shim: their regions run on the shared pool)";
+    if (report::is_renamed_libgomp(e.path.c_str()))
+      out +=
+          "; a renamed copy of libgomp: its clients' versioned GOMP_*/omp_* references bind to "
+          "the shim all the same (the dynamic linker matches the version, not the file)";
+  }
   if (proc == nullptr) return out;
   for (const ProcessFacts::RuntimeEnv& v : proc->env) {
     if (v.var != e.runtime->env_var) continue;
@@ -91,8 +104,6 @@ std::string runtime_note(const AuditEntry& e, const ProcessFacts* proc) {
   }
   return out;
 }
-
-const char* const kIndent = "                            ";
 
 void print_table(const std::vector<AuditEntry>& entries, const ScanStats& st, bool all,
                  const RowCounts& c, const ProcessFacts* proc) {
@@ -110,7 +121,8 @@ void print_table(const std::vector<AuditEntry>& entries, const ScanStats& st, bo
   size_t shown = 0;
   for (const AuditEntry& e : entries) {
     if (!row_listed(e, all)) continue;
-    if (shown++ == 0) printf("%-13s %-13s %s\n", "EXECUTORCH", "PTHREADPOOL", "MODULE");
+    if (shown++ == 0)
+      printf("%-13s %-13s %-13s %s\n", "EXECUTORCH", "PTHREADPOOL", "OPENMP", "MODULE");
     std::string line = printable(e.path);
     if (e.verdict.provider) line += " (poolshim: provides the shared pool)";
     std::string reason = why(e);
@@ -125,8 +137,9 @@ void print_table(const std::vector<AuditEntry>& entries, const ScanStats& st, bo
     if (e.runtime != nullptr) line += "\n" + std::string(kIndent) + runtime_note(e, proc);
     if (!e.error.empty())
       line += "\n" + std::string(kIndent) + (e.readable ? "incomplete: " : "not read: ") + e.error;
-    printf("%-13s %-13s %s\n", surface_cell(e, reach::kExecutorch, proc).c_str(),
-           surface_cell(e, reach::kPthreadpool, proc).c_str(), line.c_str());
+    printf("%-13s %-13s %-13s %s\n", surface_cell(e, reach::kExecutorch, proc).c_str(),
+           surface_cell(e, reach::kPthreadpool, proc).c_str(),
+           surface_cell(e, reach::kOpenmp, proc).c_str(), line.c_str());
   }
   printf(
       "%zu file%s scanned (%zu ELF, %zu archive%s); %zu listed: %zu with their own pool copy (%zu "

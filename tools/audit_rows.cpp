@@ -63,12 +63,19 @@ std::string surface_cell(const AuditEntry& e, unsigned k, const ProcessFacts* pr
 
 std::string client_effect(const AuditEntry& /*e*/, unsigned k, const ProcessFacts* proc) {
   std::string surface = reach::surface_name(static_cast<reach::Surface>(k));
+  // OpenMP calls that reach the shim go on to libgomp unless POOLSHIM_OPENMP=shim (docs/openmp.md).
+  const char* openmp_mode = k == reach::kOpenmp
+                                ? " (which forwards them to libgomp, or with POOLSHIM_OPENMP=shim "
+                                  "runs their regions on its workers)"
+                                : "";
   if (proc == nullptr)
     return "client of " + surface +
-           ": its calls go through the dynamic linker, so under the preload they reach the shim's "
-           "one pool";
+           ": its calls go through the dynamic linker, so under the preload they reach the "
+           "shim" +
+           (k == reach::kOpenmp ? openmp_mode : "'s one pool");
   if (proc->shim_loaded)
-    return "client of " + surface + ": its calls reach the shim's one pool in this process";
+    return "client of " + surface + ": its calls reach the shim" +
+           (k == reach::kOpenmp ? openmp_mode : "'s one pool") + " in this process";
   std::string where = proc->provider_of[k].empty() ? std::string("whichever module defines them")
                                                    : proc->provider_of[k] + " (its own pool)";
   return "client of " + surface + ": libpoolshim is not loaded, so its calls go to " + where;

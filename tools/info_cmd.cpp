@@ -265,6 +265,8 @@ int info_pid(long pid, bool json) {
     env.push_back(row);
   }
   size_t threads = proc.threads();
+  // OpenMP team threads started beyond the budget (POOLSHIM_OPENMP=shim; core/team.h names them).
+  long team_threads = shim.empty() ? 0 : proc.threads_named("poolshim-team");
   if (json) {
     Json j;
     j["poolshim_version"] = POOLSHIM_VERSION_STRING;
@@ -274,6 +276,7 @@ int info_pid(long pid, bool json) {
     j["shim_loaded"] = !shim.empty();
     j["shim_path"] = shim;
     j["threads"] = threads;
+    j["team_threads"] = team_threads >= 0 ? Json(team_threads) : Json(nullptr);
     Json e = Json::object();
     for (const EnvRow& r : env)
       e[r.name] = !r.readable ? Json("unreadable") : r.set ? Json(r.value) : Json(nullptr);
@@ -295,6 +298,11 @@ int info_pid(long pid, bool json) {
     else
       printf("libpoolshim: loaded (%s)\n", printable(shim).c_str());
     printf("threads: %zu\n", threads);
+    if (team_threads > 0)
+      printf(
+          "team threads beyond the budget: %ld (OpenMP teams larger than the idle workers got "
+          "their threads, as libgomp would create them; kept for later teams)\n",
+          team_threads);
     printf("environment:\n");
     for (const EnvRow& r : env)
       printf("  %-22s %s\n", r.name.c_str(),

@@ -123,13 +123,15 @@ std::vector<Pool> pools_of_pid(long pid, std::string* error) {
   }
   out.push_back(shim);
 
-  const char* const surfaces[] = {"executorch", "pthreadpool"};
-  std::vector<Pool> copies[2];
+  const char* const surfaces[reach::kSurfaceCount] = {"executorch", "pthreadpool", "openmp"};
+  std::vector<Pool> copies[reach::kSurfaceCount];
   for (const AuditEntry& e : scanner.entries()) {
     if (!e.readable || e.verdict.provider || !e.verdict.carries_surface()) continue;
     for (unsigned k = 0; k < reach::kSurfaceCount; ++k) {
       const reach::SurfaceVerdict& v = e.verdict.surface[k];
-      if (v.verdict == reach::Verdict::absent) continue;
+      // OpenMP copies inside modules are audit's and the log's to name: threadpoolctl, and so
+      // the Python view, know OpenMP runtimes by their file only (the runtime rows below).
+      if (v.verdict == reach::Verdict::absent || k == reach::kOpenmp) continue;
       if (k == reach::kPthreadpool && loaded && v.verdict == reach::Verdict::redirected)
         continue;  // aggregate
       Pool p{surfaces[k], surfaces[k], prefix_of(e.path), e.path, ""};

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include <set>
@@ -121,6 +122,24 @@ size_t ProcView::threads() const {
   size_t at = text.find("\nThreads:");
   if (at == std::string::npos) return 0;
   return static_cast<size_t>(strtoull(text.c_str() + at + 9, nullptr, 10));
+}
+
+long ProcView::threads_named(const char* comm) const {
+  int fd = dirfd_ < 0 ? -1 : openat(dirfd_, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  DIR* d = fdopendir(fd);
+  if (d == nullptr) {
+    close(fd);
+    return -1;
+  }
+  std::string want = std::string(comm) + "\n", name;
+  long n = 0;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    if (slurp_at(fd, (std::string(e->d_name) + "/comm").c_str(), &name) && name == want) ++n;
+  }
+  closedir(d);
+  return n;
 }
 
 bool ProcView::alive() const {

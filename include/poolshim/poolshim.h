@@ -105,6 +105,10 @@ struct poolshim_info {
                                more than workers_started after a partial pthread_create
                                failure: degraded, the pool runs with the workers it has and
                                retries with backoff */
+  /* version 0.4 */
+  size_t team_threads; /**< OpenMP team threads started beyond the budget (POOLSHIM_OPENMP=shim:
+                            a team larger than the idle workers gets its threads, as libgomp
+                            would create them; kept for later teams, named poolshim-team) */
 };
 
 /**
@@ -125,7 +129,9 @@ struct poolshim_module {
   const char* path;                  /**< as the dynamic linker knows it; "" for the executable */
   enum poolshim_verdict executorch;  /**< ExecuTorch thread pool surface */
   enum poolshim_verdict pthreadpool; /**< pthreadpool surface */
-  const char* reason;                /**< why unreachable, or "" */
+  const char* reason;                /**< why unreachable, or ""; a copy of OpenMP's libgomp ABI
+                                          (no field of its own) is named in it: "openmp: hidden
+                                          copy", both fields then ABSENT when it is the only one */
 };
 
 /**

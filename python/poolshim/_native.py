@@ -45,6 +45,8 @@ class _Info(ctypes.Structure):
         # version 0.3
         ("workers_started", ctypes.c_size_t),
         ("workers_wanted", ctypes.c_size_t),
+        # version 0.4
+        ("team_threads", ctypes.c_size_t),
     ]
 
 
@@ -207,6 +209,7 @@ def info():
         "group_busy": num("group_busy"),
         "workers_started": num("workers_started"),
         "workers_wanted": num("workers_wanted"),
+        "team_threads": num("team_threads"),
         "modules": _modules(lib),
         "other_runtimes": other_runtimes(),
     }

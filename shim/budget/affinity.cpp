@@ -2,6 +2,7 @@
 #include "budget/affinity.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <unistd.h>
 
@@ -18,6 +19,43 @@ int real_getaffinity(pid_t pid, size_t setsize, cpu_set_t* set) {
 constexpr size_t kMaxCpus = size_t{1} << 22;
 
 }  // namespace
+
+size_t physical_cores() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof(mask), &mask) != 0) return 0;  // > 1024 CPUs: not counted
+  size_t cores = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &mask)) continue;
+    char path[96], list[512];
+    bool first = true;  // no sibling below it in the mask
+    const char* const kFiles[] = {"core_cpus_list", "thread_siblings_list"};
+    ssize_t n = -1;
+    for (const char* f : kFiles) {
+      snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, f);
+      if ((n = sysfs::read_small_file(path, list, sizeof list)) > 0) break;
+    }
+    if (n <= 0) return 0;  // no topology: the caller keeps the machine's budget
+    // "0,32" or "0-1": ranges of CPU numbers.
+    for (const char* p = list; *p != '\0' && first;) {
+      char* end;
+      long lo = strtol(p, &end, 10);
+      if (end == p) break;
+      long hi = lo;
+      if (*end == '-') {
+        p = end + 1;
+        hi = strtol(p, &end, 10);
+        if (end == p) break;
+      }
+      for (long c = lo; c <= hi && c < cpu; ++c)
+        if (c >= 0 && CPU_ISSET(static_cast<int>(c), &mask)) first = false;
+      p = *end == ',' ? end + 1 : end;
+      if (*end != ',') break;
+    }
+    if (first) ++cores;
+  }
+  return cores;
+}
 
 size_t affinity_cpus(GetAffinityFn fn) {
   if (fn == nullptr) fn = real_getaffinity;

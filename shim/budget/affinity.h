@@ -20,6 +20,12 @@ size_t affinity_cpus(GetAffinityFn fn = nullptr);
 // Number of CPUs in a kernel CPU list such as "0-3,8,10-11\n"; 0 for malformed text.
 size_t parse_cpu_list(const char* text);
 
+// Physical cores among the CPUs of the affinity mask (POOLSHIM_NUM_THREADS=cores): a CPU counts
+// unless an SMT sibling of it with a lower number is in the mask too (the siblings come from
+// /sys/devices/system/cpu/cpuN/topology/core_cpus_list, or thread_siblings_list on older kernels,
+// as cpuinfo reads them). 0 when the mask or the topology cannot be read.
+size_t physical_cores();
+
 // CPUs in /sys/devices/system/cpu/online (read through the sysfs seam), falling back to
 // sysconf(_SC_NPROCESSORS_ONLN); 0 when neither works.
 size_t online_cpus();

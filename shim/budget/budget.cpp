@@ -33,6 +33,8 @@ void warn_if_oversubscribed(const Inputs& in, const Budget& b) {
 Budget gather() {
   Inputs in;
   in.env_threads = config::options().num_threads;
+  // =cores without a readable topology keeps the machine's budget (env_cores 0).
+  if (config::options().num_threads_cores) in.env_cores = physical_cores();
   in.affinity_cpus = affinity_cpus();
   in.online_cpus = online_cpus();
   // The cgroup is read even when POOLSHIM_NUM_THREADS wins, so the report shows what the

@@ -21,6 +21,16 @@ Budget compute_budget(const Inputs& in) {
     base::Text(b.cgroup_detail).append("cgroup not consulted");
   }
 
+  if (in.env_threads == 0 && in.env_cores > 0) {
+    Inputs machine = in;
+    machine.env_cores = 0;
+    Budget m = compute_budget(machine);
+    b.threads = in.env_cores < m.threads ? in.env_cores : m.threads;
+    base::Text(b.source).appendf("POOLSHIM_NUM_THREADS=cores (%zu physical core%s)", in.env_cores,
+                                 in.env_cores == 1 ? "" : "s");
+    return b;
+  }
+
   if (in.env_threads > 0) {
     b.threads = in.env_threads;
     base::Text(b.source).appendf("POOLSHIM_NUM_THREADS=%zu", in.env_threads);

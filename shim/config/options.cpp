@@ -11,7 +11,14 @@
 namespace poolshim::config {
 namespace {
 
-bool store_threads(const char* text, Options* o) { return parse_threads(text, &o->num_threads); }
+bool store_threads(const char* text, Options* o) {
+  if (text != nullptr && strcmp(text, "cores") == 0) {
+    o->num_threads = 0;
+    o->num_threads_cores = true;
+    return true;
+  }
+  return parse_threads(text, &o->num_threads);
+}
 bool store_log_level(const char* text, Options* o) { return parse_log_level(text, &o->log_level); }
 bool store_disabled(const char* text, Options* o) { return parse_disable(text, &o->disabled); }
 bool store_log_file(const char* text, Options* o) {
@@ -34,9 +41,10 @@ bool store_group(const char* text, Options* o) {
 // name, default, one-line doc, what is valid, what a bad value leads to, the parser.
 constexpr Option kTable[kOptionCount] = {
     {"POOLSHIM_NUM_THREADS", "unset: min(affinity mask, cgroup quota)",
-     "thread budget for the process, a whole number from 1 to " POOLSHIM_MAX_THREADS_TEXT,
-     "a whole number from 1 to " POOLSHIM_MAX_THREADS_TEXT, "using the machine's budget",
-     store_threads},
+     "thread budget for the process, a whole number from 1 to " POOLSHIM_MAX_THREADS_TEXT
+     ", or cores (one thread per physical core of the affinity mask)",
+     "a whole number from 1 to " POOLSHIM_MAX_THREADS_TEXT " or cores",
+     "using the machine's budget", store_threads},
     {"POOLSHIM_LOG", "off", "off, warn, info or debug: what the shim explains on stderr",
      "off, warn, info or debug", "using off", store_log_level},
     {"POOLSHIM_LOG_FILE", "unset: stderr",

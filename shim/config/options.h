@@ -36,7 +36,8 @@ struct Problem {
 };
 
 struct Options {
-  size_t num_threads = 0;  // POOLSHIM_NUM_THREADS; 0 = not set (budget from the machine)
+  size_t num_threads = 0;          // POOLSHIM_NUM_THREADS; 0 = not set (budget from the machine)
+  bool num_threads_cores = false;  // POOLSHIM_NUM_THREADS=cores: one thread per physical core
   LogLevel log_level = LogLevel::off;
   const char* log_file = nullptr;  // POOLSHIM_LOG_FILE; nullptr = stderr
   unsigned disabled = 0;           // POOLSHIM_DISABLE as a mask of Surface bits

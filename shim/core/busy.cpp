@@ -10,6 +10,8 @@
 #include "base/first_use.h"
 #include "budget/budget.h"
 #include "budget/group.h"
+#include "core/cache_line.h"
+#include "core/counters.h"
 
 namespace poolshim::core::busy {
 namespace {
@@ -17,7 +19,7 @@ namespace {
 enum Mode : int { kUndecided = 0, kLocal = 1, kGroup = 2 };
 
 std::atomic<int> g_mode{kUndecided};
-std::atomic<long> g_local{0};    // threads busy in this process (local mode)
+OnLine<long> g_local{0};         // threads busy in this process (local mode): its own line
 std::atomic<size_t> g_limit{0};  // set_limit(); 0 = not set yet: the computed budget
 pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
@@ -42,11 +44,13 @@ inline long limit() { return static_cast<long>(g_limit.load(std::memory_order_re
 }  // namespace
 
 void caller_enter() {
+  POOLSHIM_COUNT_SHARED();
   if (mode() == kGroup) return budget::group::caller_enter(budget::group::self());
   g_local.fetch_add(1, std::memory_order_relaxed);
 }
 
 void caller_leave() {
+  POOLSHIM_COUNT_SHARED();
   if (mode() == kGroup) return budget::group::caller_leave(budget::group::self());
   g_local.fetch_sub(1, std::memory_order_relaxed);
 }
@@ -55,12 +59,14 @@ bool worker_try_enter() {
   if (mode() == kGroup) return budget::group::worker_try_enter(budget::group::self(), limit());
   long cur = g_local.load(std::memory_order_relaxed);
   while (cur < limit()) {
+    POOLSHIM_COUNT_SHARED();
     if (g_local.compare_exchange_weak(cur, cur + 1, std::memory_order_relaxed)) return true;
   }
   return false;
 }
 
 void worker_leave() {
+  POOLSHIM_COUNT_SHARED();
   if (mode() == kGroup) return budget::group::worker_leave(budget::group::self());
   g_local.fetch_sub(1, std::memory_order_relaxed);
 }
@@ -71,6 +77,12 @@ bool has_room() {
   // asleep by a member that was killed.
   if (mode() == kGroup) return !budget::group::over_budget(budget::group::self(), limit() - 1);
   return g_local.load(std::memory_order_relaxed) < limit();
+}
+
+long room() {
+  if (mode() == kGroup) return has_room() ? 1 : 0;
+  long r = limit() - g_local.load(std::memory_order_relaxed);
+  return r > 0 ? r : 0;
 }
 
 bool over_budget() {

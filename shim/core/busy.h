@@ -19,6 +19,8 @@ void worker_leave();
 
 // True when a worker could join now (fewer threads busy than the budget). Lock-free.
 bool has_room();
+// How many more threads could join now (the budget minus the busy threads; in a group 1 or 0).
+long room();
 
 // True when more threads are busy than the budget allows; a worker checks this between runs of
 // items and leaves its call when it is (its remaining items are taken by the others).

@@ -10,14 +10,17 @@
 namespace poolshim::core {
 
 // Sleeps while *word == expected (returns at once if it differs; may return spuriously).
-inline void futex_wait(std::atomic<uint32_t>* word, uint32_t expected) {
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, nullptr,
-          nullptr, 0);
+// Returns 0 when woken (or spuriously), -1 when *word differed or a signal interrupted.
+inline long futex_wait(std::atomic<uint32_t>* word, uint32_t expected) {
+  return syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected,
+                 nullptr, nullptr, 0);
 }
 
 // Wakes at most n threads sleeping on word.
-inline void futex_wake(std::atomic<uint32_t>* word, int n) {
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, n, nullptr, nullptr, 0);
+// Returns how many it woke.
+inline long futex_wake(std::atomic<uint32_t>* word, int n) {
+  return syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, n, nullptr,
+                 nullptr, 0);
 }
 
 inline void cpu_relax() {

@@ -20,12 +20,13 @@
 
 #include <atomic>
 #include <limits>
-#include <memory>
 #include <new>
 #include <type_traits>
 
 #include "base/fp_mode.h"
 #include "core/busy.h"
+#include "core/cache_line.h"
+#include "core/counters.h"
 #include "core/futex.h"
 #include "core/job.h"
 #include "core/pool_internal.h"
@@ -38,7 +39,7 @@ namespace poolshim::core {
 namespace {
 
 constexpr size_t kSlots = 64;        // calls that can be shared at once (one mask word)
-constexpr size_t kInlineLanes = 16;  // lanes kept on the caller's stack; more are allocated
+constexpr size_t kInlineLanes = 16;  // lanes kept on the caller's stack; more live in the slot
 // Lane lengths are int64_t: a range above this is run as consecutive windows.
 constexpr size_t kMaxWindow = size_t{1} << 62;
 
@@ -49,17 +50,35 @@ struct alignas(64) Slot {
   std::atomic<Job*> job{nullptr};    // written by the owning caller; read by workers
   std::atomic<uint32_t> refs{0};     // workers looking at or working on job
   std::atomic<uint32_t> waiting{0};  // 1 while the owner sleeps on refs
+  // Lanes for calls wider than kInlineLanes, kept from call to call (the owner's alone: every
+  // worker has left the previous call when the next owner takes the slot); grown, never shrunk.
+  Lane* lanes = nullptr;
+  size_t capacity = 0;
 };
+
+// The slot's lanes for a call of n > kInlineLanes lanes, or nullptr when they cannot be had
+// (no memory: the call runs with kInlineLanes lanes on the stack instead).
+Lane* slot_lanes(Slot& slot, size_t n) {
+  if (n > slot.capacity) {
+    size_t cap = (n + 15) & ~size_t{15};
+    Lane* fresh = new (std::nothrow) Lane[cap];
+    if (fresh == nullptr) return nullptr;
+    delete[] slot.lanes;
+    slot.lanes = fresh;
+    slot.capacity = cap;
+  }
+  return slot.lanes;
+}
 
 Slot g_slots[kSlots];
 // Bit i set: slot i is owned by a caller. Callers set/clear their own bit (acq_rel CAS).
-std::atomic<uint64_t> g_owned{0};
+OnLine<uint64_t> g_owned{0};
 // Bit i set: slot i's call may still take a worker. Set by the owner after publishing, cleared
 // by it before it detaches. Workers read it to find calls without scanning every slot.
-std::atomic<uint64_t> g_open{0};
+OnLine<uint64_t> g_open{0};
 // Lanes that workers gave back to the budget (Job::free_lanes) in calls still open, summed over
 // the calls: when > 0, a caller that leaves wakes a worker to take one up. Relaxed: a hint.
-std::atomic<long> g_lanes_given_back{0};
+OnLine<long> g_lanes_given_back{0};
 
 // How wide a call may be is the size policy's (size.h); the scheduler only asks.
 using size_policy::budget_in_force;
@@ -75,6 +94,9 @@ POOLSHIM_FAST_TLS thread_local size_t t_ref_slot = kSlots;
 // The slot this thread owns as a caller (kSlots = none): a fork() from inside its own call's task
 // must leave that slot owned in the child, or the child's next caller would take it too.
 POOLSHIM_FAST_TLS thread_local size_t t_owned_slot = kSlots;
+// Per slot, the lane this worker ran in the slot's last call it joined (0 = none): it asks for
+// that lane first when it joins the slot's next call (affinity).
+POOLSHIM_FAST_TLS thread_local uint16_t t_last_lane[kSlots];
 
 // Flush-to-zero + denormals-are-zero for a worker's share of a call that asks for it (the
 // caller's own thread is handled by the surface, which also covers the serial path).
@@ -99,20 +121,89 @@ long now_ns() {
   return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
+#if POOLSHIM_COUNTERS
+// Affinity (counters.h): which thread ran each of the first kHist items of the slot's call, and
+// of its previous call; the caller compares them after the call when the two calls are the same
+// (function, range, lanes).
+constexpr size_t kHist = 1024;
+struct History {
+  RangeFn fn = nullptr;
+  size_t range = 0, lanes = 0;
+  uint32_t cur[kHist], prev[kHist];
+  uint32_t lane_cur[kHist], lane_prev[kHist];  // the thread that owned lane i (0: nobody)
+};
+History g_history[kSlots];
+
+void record_items(const Job& job, size_t begin, size_t end) {
+  if (job.offset != 0) return;
+  uint32_t id = counters::thread_id();
+  History& h = g_history[job.slot];
+  for (size_t i = begin; i < end && i < kHist; ++i) h.cur[i] = id;
+}
+
+void record_lane(const Job& job, size_t lane) {
+  if (job.offset == 0 && lane < kHist) g_history[job.slot].lane_cur[lane] = counters::thread_id();
+}
+
+void compare_history(const Job& job, size_t range) {
+  if (job.offset != 0) return;
+  History& h = g_history[job.slot];
+  size_t n = range < kHist ? range : kHist;
+  size_t lanes = job.lanes < kHist ? job.lanes : kHist;
+  if (h.fn == job.fn && h.range == range && h.lanes == job.lanes) {
+    uint64_t same = 0, owned = 0, lane_same = 0;
+    for (size_t i = 0; i < n; ++i) same += h.cur[i] == h.prev[i] ? 1 : 0;
+    POOLSHIM_COUNT(kAffinityItems, n);
+    POOLSHIM_COUNT(kAffinitySame, same);
+    for (size_t i = 0; i < lanes; ++i) {
+      if (h.lane_cur[i] == 0 || h.lane_prev[i] == 0) continue;  // not joined in one of them
+      ++owned;
+      lane_same += h.lane_cur[i] == h.lane_prev[i] ? 1 : 0;
+    }
+    POOLSHIM_COUNT(kLaneAffinityLanes, owned);
+    POOLSHIM_COUNT(kLaneAffinitySame, lane_same);
+  }
+  for (size_t i = 0; i < lanes; ++i) {
+    h.lane_prev[i] = h.lane_cur[i];
+    h.lane_cur[i] = 0;
+  }
+  for (size_t i = 0; i < n; ++i) h.prev[i] = h.cur[i];
+  h.fn = job.fn;
+  h.range = range;
+  h.lanes = job.lanes;
+}
+#endif
+
 // Runs [begin, end) (indices with the job's offset) as participant me's run: the surface takes
 // item by item, and whatever it has not started yet another participant may steal. An exception
 // leaves the run open: the call is cancelled (nobody steals or claims any more), or, for a
 // forced unwind on a worker, the other participants take the items it will never start.
-inline void execute(Job& job, size_t me, size_t begin, size_t end) {
+// Returns how many items this participant ran (a thief may have taken the rest).
+inline size_t execute(Job& job, size_t me, size_t begin, size_t end) {
   Run& run = job.lane[me].run;
   run.open(begin, end, job.fence);
   job.fn(job.ctx, me, begin, run);
   run.close();
+  POOLSHIM_COUNTERS_ONLY(record_items(job, run.begin(), run.closed_end()));
+  return run.closed_end() - run.begin();
+}
+
+// Items a participant ran, added to the job's count once (one RMW) when it runs out of claims.
+inline void add_done(Job& job, size_t* mine) {
+  if (*mine == 0) return;
+  POOLSHIM_COUNT_SHARED();
+  job.done.fetch_add(*mine, std::memory_order_acq_rel);
+  *mine = 0;
+}
+
+inline bool all_done(const Job& job) {
+  return job.done.load(std::memory_order_acquire) == job.range;
 }
 
 void record_failure(Job& job) {
   job.cancelled.store(true, std::memory_order_relaxed);
   bool expected = false;
+  POOLSHIM_COUNT_SHARED();
   if (job.has_error.compare_exchange_strong(expected, true, std::memory_order_acq_rel))
     job.error = std::current_exception();
 }
@@ -122,11 +213,11 @@ enum class Share { done, left };  // left: a worker gave its lane back to the bu
 inline bool cancelled(const Job& job) { return job.cancelled.load(std::memory_order_relaxed); }
 
 // Claims from a lane on behalf of participant me, announced in me's run (run.h, claiming()).
-template <size_t (*Claim)(Lane&, size_t*)>
+template <size_t (*Claim)(Job&, Lane&, size_t*)>
 inline size_t claim_for(Job& job, size_t me, Lane& from, size_t* begin) {
   Run& run = job.lane[me].run;
   run.claiming();
-  size_t got = Claim(from, begin);
+  size_t got = Claim(job, from, begin);
   if (got == 0) run.unclaimed();  // else open() clears it
   return got;
 }
@@ -148,9 +239,12 @@ Scan scan(const Job& job, size_t me, bool progress) {
   Scan r;
   // Lengths first, then the runs: a claim that drained a lane after our read of its length was
   // announced before it (claiming()), so the runs' read below sees the claimer's flag or run.
-  for (size_t k = 1; k < job.lanes && r.unclaimed == kNone; ++k) {
-    size_t j = (me + k) % job.lanes;
-    if (job.lane[j].length.load(std::memory_order_acquire) > 0) r.unclaimed = j;
+  // Every lane drained (job.drained): no length to read.
+  if (!all_claimed(job)) {
+    for (size_t k = 1; k < job.lanes && r.unclaimed == kNone; ++k) {
+      size_t j = (me + k) % job.lanes;
+      if (job.lane[j].length.load(std::memory_order_acquire) > 0) r.unclaimed = j;
+    }
   }
   for (size_t k = 1; k < job.lanes; ++k) {
     size_t j = (me + k) % job.lanes;
@@ -172,23 +266,36 @@ constexpr long kLookNs = 2 * 1000;
 
 // Nothing was left to claim: stays while some run holds items nobody has started, and takes them
 // from a run that has made no progress for kStallNs (its current item blocks or runs long).
-// Returns when every other run is closed, or every item of the call has been started by someone
-// (or the call is cancelled). Between looks a watcher backs off, from a few pauses (a call whose
-// last items end now returns at once) to about a microsecond.
-Share watch(Job& job, size_t me, bool worker) {
+// Returns when every item of the call has run (job.done: one line, read in O(1)), every other run
+// is closed, or every item of the call has been started by someone (or the call is cancelled).
+// While every lane is drained the lanes are first left alone for kLookNs, in which the common end
+// of a call (the last runs finish) is seen on the done count alone; only a call whose last items
+// take longer is scanned lane by lane. Between looks a watcher backs off, from a few pauses (a
+// call whose last items end now returns at once) to about a microsecond.
+Share watch(Job& job, size_t me, bool worker, size_t mine) {
+  add_done(job, &mine);
   size_t tracked = kNone, tracked_started = 0;  // the run being watched, and its progress
-  long since = 0, next_look = 0;
+  long since = 0, next_look = 0, quiet_until = 0;
   unsigned pause = 4;
   while (!cancelled(job)) {
-    uint32_t seq = job.steals.load(std::memory_order_acquire);
+    if (all_done(job)) return Share::done;
     const long now = now_ns();
+    if (quiet_until == 0) quiet_until = now + kLookNs;
+    if (now < quiet_until && all_claimed(job)) {  // O(1): the last runs are finishing
+      if (worker && busy::over_budget()) return Share::left;
+      for (unsigned i = 0; i < pause; ++i) cpu_relax();
+      if (pause < 256) pause *= 2;
+      continue;
+    }
+    uint32_t seq = job.steals.load(std::memory_order_acquire);
     const bool look = now >= next_look;
     Scan sc = scan(job, me, look);
     if (sc.unclaimed != kNone) {  // a lane another participant left (the budget, an unwind)
       size_t begin, got;
       while (!cancelled(job) &&
              (got = claim_for<claim_back>(job, me, job.lane[sc.unclaimed], &begin)) != 0)
-        execute(job, me, job.offset + begin, job.offset + begin + got);
+        mine += execute(job, me, job.offset + begin, job.offset + begin + got);
+      add_done(job, &mine);
       continue;
     }
     const bool quiet =
@@ -205,14 +312,20 @@ Share watch(Job& job, size_t me, bool worker) {
         since = now;
       } else if (now - since > kStallNs) {
         size_t b, e;
+        POOLSHIM_COUNT_SHARED();
         job.steals.fetch_add(1, std::memory_order_acq_rel);  // odd: items between runs
+        Run& run = job.lane[me].run;
         bool got = job.lane[tracked].run.steal(job.fence, &b, &e);
-        if (got) job.lane[me].run.open(b, e, job.fence);
+        if (got) run.open(b, e, job.fence);
+        POOLSHIM_COUNT_SHARED();
         job.steals.fetch_add(1, std::memory_order_acq_rel);
         tracked = kNone;
         if (got) {
-          job.fn(job.ctx, me, b, job.lane[me].run);
-          job.lane[me].run.close();
+          job.fn(job.ctx, me, b, run);
+          run.close();
+          POOLSHIM_COUNTERS_ONLY(record_items(job, b, run.closed_end()));
+          mine += run.closed_end() - run.begin();
+          add_done(job, &mine);
         }
         next_look = 0;
         continue;
@@ -225,31 +338,48 @@ Share watch(Job& job, size_t me, bool worker) {
   return Share::done;
 }
 
-// A participant's share: its own lane from the front, then the others' from the back, then the
-// runs still in progress (watch). A worker stops between runs when more threads are busy than
-// the budget allows.
+inline bool has_free_lane(const Job& job);
+
+// A participant's share: its own lane from the front, then the others' from the back (until
+// every lane is drained), then the runs still in progress (watch). A worker stops between runs
+// when more threads are busy than the budget allows. What it ran is added to the job's done
+// count on the way out, whichever way it leaves (a forced unwind adds nothing: its run's items
+// are then taken by the others, and the watchers fall back to reading the lanes).
 Share participate(Job& job, size_t me, bool worker) {
   TaskScope scope;
-  size_t begin, got;
+  size_t begin, got, mine = 0;
   Lane& own = job.lane[me];
+  // The cascade (workers.h, wake_one): a worker whose first claim left items in its own lane (the
+  // call is young: nobody has stolen its lane dry) wakes the next sleeper while the call has a
+  // free lane and the budget room. A worker that arrives late wakes nobody: the next one would
+  // find every lane taken.
+  bool cascade = worker;
   while (!cancelled(job) && (got = claim_for<claim_front>(job, me, own, &begin)) != 0) {
-    execute(job, me, job.offset + begin, job.offset + begin + got);
-    if (worker && busy::over_budget()) return Share::left;
+    if (cascade) {
+      cascade = false;
+      if (own.length.load(std::memory_order_relaxed) > 0 && has_free_lane(job))
+        workers::wake_one(busy::room(), false);
+    }
+    mine += execute(job, me, job.offset + begin, job.offset + begin + got);
+    if (worker && busy::over_budget()) return add_done(job, &mine), Share::left;
   }
-  for (size_t k = 1; k < job.lanes; ++k) {
+  if (!cancelled(job)) tell_drained(job, own);
+  for (size_t k = 1; k < job.lanes && !all_claimed(job); ++k) {
     Lane& victim = job.lane[(me + k) % job.lanes];
     while (!cancelled(job) && (got = claim_for<claim_back>(job, me, victim, &begin)) != 0) {
-      execute(job, me, job.offset + begin, job.offset + begin + got);
-      if (worker && busy::over_budget()) return Share::left;
+      mine += execute(job, me, job.offset + begin, job.offset + begin + got);
+      if (worker && busy::over_budget()) return add_done(job, &mine), Share::left;
     }
   }
-  return watch(job, me, worker);
+  return watch(job, me, worker, mine);
 }
 
 // A worker that leaves a call for the budget gives its lane back, so a worker can take the call
 // up again when the budget has room (lanes below 64; wider calls only shrink).
 void give_back_lane(Job& job, size_t lane) {
   if (lane >= 64) return;
+  POOLSHIM_COUNT_SHARED();
+  POOLSHIM_COUNT_SHARED();
   g_lanes_given_back.fetch_add(1, std::memory_order_relaxed);
   job.free_lanes.fetch_or(uint64_t{1} << lane, std::memory_order_release);
 }
@@ -257,20 +387,39 @@ void give_back_lane(Job& job, size_t lane) {
 // A call that ends with lanes still given back: nobody will take them now.
 void forget_given_back(const Job& job) {
   uint64_t f = job.free_lanes.load(std::memory_order_relaxed);
+  if (f != 0) POOLSHIM_COUNT_SHARED();
   if (f != 0) g_lanes_given_back.fetch_sub(__builtin_popcountll(f), std::memory_order_relaxed);
 }
 
-// A lane for a joining worker: the next never-taken one, or one a worker gave back.
-size_t take_lane(Job& job) {
-  if (job.next_lane.load(std::memory_order_relaxed) < job.lanes) {
-    size_t lane = job.next_lane.fetch_add(1, std::memory_order_relaxed);
-    if (lane < job.lanes) return lane;
+inline bool win_lane(Lane& l) {
+  if (l.taken.load(std::memory_order_relaxed) != 0) return false;
+  POOLSHIM_COUNT_LANE();
+  return l.taken.exchange(1, std::memory_order_acq_rel) == 0;
+}
+
+// A lane for a joining worker: `preferred` (the lane it ran in the slot's previous call, so that
+// lane i of identical calls stays on one thread and its data in that thread's cache), else the
+// first never-taken one, else one a worker gave back. One RMW on the lane's own line in the
+// common case; the job's hint is raised with a plain store.
+size_t take_lane(Job& job, size_t preferred) {
+  if (preferred != 0 && preferred < job.lanes && win_lane(job.lane[preferred])) return preferred;
+  size_t i = job.next_lane.load(std::memory_order_relaxed);
+  for (; i < job.lanes; ++i) {
+    if (win_lane(job.lane[i])) {
+      if (job.next_lane.load(std::memory_order_relaxed) < i + 1)
+        job.next_lane.store(i + 1, std::memory_order_relaxed);  // every lane below is taken
+      return i;
+    }
   }
+  if (job.next_lane.load(std::memory_order_relaxed) < job.lanes)
+    job.next_lane.store(job.lanes, std::memory_order_relaxed);
   uint64_t f = job.free_lanes.load(std::memory_order_acquire);
   while (f != 0) {
     size_t lane = static_cast<size_t>(__builtin_ctzll(f));
+    POOLSHIM_COUNT_SHARED();
     if (job.free_lanes.compare_exchange_weak(f, f & ~(uint64_t{1} << lane),
                                              std::memory_order_acq_rel)) {
+      POOLSHIM_COUNT_SHARED();
       g_lanes_given_back.fetch_sub(1, std::memory_order_relaxed);
       return lane;
     }
@@ -308,7 +457,9 @@ __attribute__((noinline, no_sanitize("null"))) void worker_share(Job& job, size_
 // Owner side of the slot protocol: stop new workers, wait for those inside to leave.
 void detach(size_t s) {
   Slot& slot = g_slots[s];
+  POOLSHIM_COUNT_SHARED();
   g_open.fetch_and(~(uint64_t{1} << s), std::memory_order_seq_cst);
+  POOLSHIM_COUNT_SHARED();  // a seq_cst store is a locked exchange on x86
   slot.job.store(nullptr, std::memory_order_seq_cst);
   // Spin by time, as the workers do (a pause is 10 ns on one CPU and 150 ns on the next).
   long deadline = 0;
@@ -318,6 +469,7 @@ void detach(size_t s) {
       cpu_relax();
       continue;
     }
+    POOLSHIM_COUNT_SHARED();
     slot.waiting.store(1, std::memory_order_seq_cst);
     uint32_t r = slot.refs.load(std::memory_order_seq_cst);
     if (r != 0) futex_wait(&slot.refs, r);
@@ -329,7 +481,7 @@ void detach(size_t s) {
 // kSlots. It stays owned until that worker's reference goes, so that no caller of the child takes
 // it meanwhile: that caller's detach() would wait for the forking worker, which may itself be
 // waiting for that caller.
-std::atomic<size_t> g_orphan_slot{kSlots};
+OnLine<size_t> g_orphan_slot{kSlots};
 
 void release_orphan_slot(size_t s) {
   size_t want = s;
@@ -338,6 +490,7 @@ void release_orphan_slot(size_t s) {
 }
 
 void slot_leave(Slot& slot) {
+  POOLSHIM_COUNT_SHARED();
   if (slot.refs.fetch_sub(1, std::memory_order_seq_cst) == 1) {
     if (slot.waiting.load(std::memory_order_seq_cst) != 0) futex_wake(&slot.refs, 1);
     if (__builtin_expect(g_orphan_slot.load(std::memory_order_relaxed) != kSlots, 0))
@@ -349,6 +502,7 @@ size_t acquire_slot() {
   uint64_t owned = g_owned.load(std::memory_order_relaxed);
   while (~owned != 0) {
     size_t s = static_cast<size_t>(__builtin_ctzll(~owned));
+    POOLSHIM_COUNT_SHARED();
     if (g_owned.compare_exchange_weak(owned, owned | (uint64_t{1} << s),
                                       std::memory_order_acq_rel)) {
       t_owned_slot = s;
@@ -360,6 +514,7 @@ size_t acquire_slot() {
 
 void release_slot(size_t s) {
   t_owned_slot = kSlots;
+  POOLSHIM_COUNT_SHARED();
   g_owned.fetch_and(~(uint64_t{1} << s), std::memory_order_release);
 }
 
@@ -381,7 +536,7 @@ struct CallerScope {  // busy accounting of a top-level caller, also across an u
     // share frees room: wake one sleeper for it. Only then: waking a turned-away worker on every
     // caller's exit would have it wake, find no room, and sleep again, over and over.
     if (g_lanes_given_back.load(std::memory_order_relaxed) > 0 && busy::has_room())
-      workers::wake(1);
+      workers::wake_one(busy::room(), true);
   }
 };
 
@@ -395,27 +550,37 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
 
   // Only the lanes the call uses are constructed (a Lane is a cache line: no need to touch 16).
   alignas(Lane) unsigned char inline_storage[kInlineLanes * sizeof(Lane)];
-  std::unique_ptr<Lane[]> heap_lanes;
+  Lane* storage = reinterpret_cast<Lane*>(inline_storage);
+  if (lanes > kInlineLanes) {
+    storage = slot_lanes(g_slots[s], lanes);
+    if (storage == nullptr) {
+      storage = reinterpret_cast<Lane*>(inline_storage);
+      lanes = kInlineLanes;
+    }
+  }
   Job job;
   job.fn = fn;
   job.ctx = ctx;
   job.offset = offset;
   job.flags = flags;
   job.lanes = lanes;
-  if (lanes <= kInlineLanes) {
-    job.lane = reinterpret_cast<Lane*>(inline_storage);
-    for (size_t i = 0; i < lanes; ++i) new (&job.lane[i]) Lane();  // trivially destructible
-  } else {
-    heap_lanes.reset(new Lane[lanes]);
-    job.lane = heap_lanes.get();
-  }
+  job.slot = s;
+  job.range = range;
+  job.lane = storage;
+  for (size_t i = 0; i < lanes; ++i) new (&job.lane[i]) Lane();  // trivially destructible
+  job.lane[0].taken.store(1, std::memory_order_relaxed);         // the caller's
+  POOLSHIM_COUNTERS_ONLY(record_lane(job, 0));
   split(job, range);
   job.fence = !heavy_barrier_ready();
 
+  POOLSHIM_COUNT(kCalls, 1);
+  POOLSHIM_COUNT_SHARED();  // a seq_cst store is a locked exchange on x86
   g_slots[s].job.store(&job, std::memory_order_seq_cst);
+  POOLSHIM_COUNT_SHARED();
   g_open.fetch_or(uint64_t{1} << s, std::memory_order_seq_cst);
-  // Wake sleepers only when one of them could join; spinning workers see the epoch either way.
-  workers::wake(busy::has_room() ? lanes - 1 : 0);
+  // Spinning workers see the epoch; of the sleepers this caller wakes one, when the budget has
+  // room for it, and each worker that joins wakes the next (the cascade, help_one_call()).
+  workers::wake_one(busy::room(), true);
 
   try {
     participate(job, 0, false);
@@ -427,6 +592,7 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   }
   detach(s);
   forget_given_back(job);
+  POOLSHIM_COUNTERS_ONLY(compare_history(job, range));
   if (job.has_error.load(std::memory_order_acquire)) std::rethrow_exception(job.error);
 }
 
@@ -437,6 +603,7 @@ Help help_one_call() {
   struct SlotRef {
     Slot& slot;
     explicit SlotRef(Slot& s, size_t index) : slot(s) {
+      POOLSHIM_COUNT_SHARED();
       slot.refs.fetch_add(1, std::memory_order_seq_cst);
       t_ref_slot = index;
     }
@@ -459,8 +626,12 @@ Help help_one_call() {
       continue;
     if (!busy::worker_try_enter()) return Help::over_budget;  // the budget's threads are all busy
     BusyWorker counted;
-    size_t lane = take_lane(*job);
+    size_t lane = take_lane(*job, t_last_lane[s]);
     if (lane >= job->lanes) continue;
+    t_last_lane[s] = static_cast<uint16_t>(lane < 65536 ? lane : 0);
+    POOLSHIM_COUNTERS_ONLY(record_lane(*job, lane));
+    POOLSHIM_COUNT(kJoins, 1);
+    workers::settle_wake();  // this worker's wake-up (if it was woken) has joined
     worker_share(*job, lane);
     return (job->flags & kFlagYieldWorkers) != 0 ? Help::helped_yield : Help::helped;
   }

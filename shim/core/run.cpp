@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/counters.h"
 #include "core/futex.h"
 
 namespace poolshim::core {
@@ -42,17 +43,21 @@ size_t Run::settle(size_t first) {
       continue;
     }
     // Close: from here on no thief can take from this run (they skip an end of 0).
-    if (end_.compare_exchange_weak(e, 0, std::memory_order_acq_rel, std::memory_order_acquire))
+    POOLSHIM_COUNT_LANE();
+    if (end_.compare_exchange_weak(e, 0, std::memory_order_acq_rel, std::memory_order_acquire)) {
+      closed_end_ = e;
       return e;
+    }
   }
 }
 
 bool Run::steal(bool fence, size_t* begin, size_t* end) {
+  POOLSHIM_COUNT_LANE();
   if (thief_.exchange(1, std::memory_order_acq_rel) != 0) return false;  // another thief
   bool got = false;
   size_t e = end_.load(std::memory_order_acquire);
   size_t proposal = next_.load(std::memory_order_relaxed);
-  if (e != 0 && proposal < e &&
+  if (e != 0 && proposal < e && (POOLSHIM_COUNT_LANE(), true) &&
       end_.compare_exchange_strong(e, 0, std::memory_order_seq_cst, std::memory_order_relaxed)) {
     // Pending. After the barrier every take() load sees 0 (the owner waits in settle) or came
     // before it, in which case next_ below includes that item.

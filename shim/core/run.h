@@ -50,6 +50,7 @@ class Run {
   // Owner: starts a new run (the previous one is closed). fence: owners must fence each take().
   void open(size_t begin, size_t end, bool fence) {
     fence_ = fence;
+    begin_ = begin;
     committed_ = begin;
     next_.store(begin, std::memory_order_relaxed);
     end_.store(end, std::memory_order_release);  // a thief that sees this end sees this next
@@ -95,6 +96,11 @@ class Run {
   bool closed() const { return end_.load(std::memory_order_acquire) == 0 && !busy(); }
   bool in_claim() const { return claiming_.load(std::memory_order_acquire) != 0; }
 
+  // Owner, after close(): the items this owner ran, [begin(), closed_end()) (a thief took the
+  // rest). Not meaningful for a run an exception left open.
+  size_t begin() const { return begin_; }
+  size_t closed_end() const { return closed_end_; }
+
   // Takes every item of this run that its owner has not started; *begin/*end get them (the
   // thief then opens them as a run of its own). False: nothing taken. fence: the call's owners
   // fence each take() (the same value they were opened with), so a fence here suffices.
@@ -119,8 +125,10 @@ class Run {
   // make every take() a cache miss (measured: +1 us on a 64-item call at 2 threads). Watchers
   // read it only every few microseconds (progress, stalls) and thieves when they steal.
   alignas(64) std::atomic<size_t> next_{0};  // owner: items below are started (relaxed stores)
-  size_t committed_ = 0;  // owner only: the last value take_upto() stored in next_
-  bool fence_ = false;    // owner only
+  size_t committed_ = 0;   // owner only: the last value take_upto() stored in next_
+  size_t begin_ = 0;       // owner only: where the run opened
+  size_t closed_end_ = 0;  // owner only: the end in force when the owner closed the run
+  bool fence_ = false;     // owner only
 };
 
 }  // namespace poolshim::core

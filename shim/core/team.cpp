@@ -1,12 +1,28 @@
 // Gangs (team.h).
 //
 // Seats: a fixed table of gang slots in static storage, so a thread that read a slot never
-// touches freed memory. A slot's word packs {generation:32, members:16, next seat:16}; a seat
-// is claimed by a compare-exchange that keeps the generation, so a claim can only succeed on the
-// gang that was read. The caller writes fn and ctx (relaxed) before it publishes the word
+// touches freed memory. Seats below kAffine are claimed in a mask word {generation:32, claimed
+// seats:32} (bit i: seat i; seat 0 and the seats past the team are set from the start), the rest
+// in order through the slot's word {generation:32, members:16, next seat:16}; both claims are
+// compare-exchanges that keep the generation, so a claim can only succeed on the gang that was
+// read. The caller writes fn, ctx, the preferences and the mask before it publishes the word
 // (release); a claimer reads them after its acquire load and uses them only if its claim
 // succeeds (acq_rel). The slot is reused only after its caller saw every seat claimed and every
 // member done, which happens after each claimer's reads.
+//
+// Threadprivate data (OpenMP's threadprivate, __thread) persists per thread number, as with
+// libgomp's thread pool: member i of a caller's team runs on the thread that ran it last time.
+// Each serving thread has an id; a caller keeps, per seat below kAffine, the id of the thread
+// that served it (recorded at join()). A gang opens with those ids as preferences: a seat with a
+// preference is only for that thread, for up to kPreferNs (it is idle, spinning or asleep, and
+// every pool worker is woken); then it is open to any thread (the preferred one was busy with
+// other work or gone), and the caller records who took it. A server looks for a seat preferred
+// for it in every open gang before it takes any other.
+//
+// omp_pause_resource (pause()): the threads that served a seat since the last pause end (a pool
+// worker through pthread_exit, which workers.cpp's worker_main is made for; a gang thread by
+// returning), so that the next regions' members start with fresh threadprivate data, as
+// libgomp's destroyed threads do; callers forget their preferences.
 //
 // Who waits: the caller, for its members (spinning, then on the done counter's futex). Pool
 // workers are woken through workers::wake(); gang threads sleep on g_gang_epoch.
@@ -22,6 +38,7 @@
 #include "core/futex.h"
 #include "core/pool.h"
 #include "core/size.h"
+#include "core/tls.h"
 #include "core/workers.h"
 #include "diag/log.h"
 
@@ -29,12 +46,20 @@ namespace poolshim::core::team {
 namespace {
 
 constexpr unsigned kSlots = 32;
+constexpr unsigned kAffine = 32;               // seats with a preferred thread (the mask's bits)
+constexpr long kPreferNs = 50L * 1000 * 1000;  // how long a seat waits for its thread
 
 struct Slot {
   // {generation:32, members:16, next seat:16}; members == 0: the slot is closed. Written by the
-  // caller (open, close: release) and by claimers (next seat: acq_rel CAS).
+  // caller (open, close: release) and by claimers (next seat, from kAffine on: acq_rel CAS).
   std::atomic<uint64_t> word{0};
-  std::atomic<MemberFn> fn{nullptr};  // written by the caller before it opens the slot
+  // {generation:32, claimed seats below kAffine:32}: written by the caller before it opens the
+  // slot, then by claimers (acq_rel CAS).
+  std::atomic<uint64_t> mask{0};
+  std::atomic<uint32_t> pref[kAffine];     // the seat's preferred server id (0: none); caller
+  std::atomic<uint32_t> claimer[kAffine];  // who claimed it: written before the member's done
+  std::atomic<bool> open_all{false};       // preferences lifted (the wait ran out)
+  std::atomic<MemberFn> fn{nullptr};       // written by the caller before it opens the slot
   std::atomic<void*> ctx{nullptr};
   std::atomic<uint32_t> done{0};           // members (other than 0) that returned; futex word
   std::atomic<bool> caller_asleep{false};  // the caller sleeps on done: members wake it
@@ -49,6 +74,32 @@ std::atomic<uint32_t> g_gang_epoch{0};
 std::atomic<uint32_t> g_gang_sleepers{0};
 std::atomic<size_t> g_extra{0};  // gang threads started (workers beyond the budget)
 
+// Serving threads' ids (1, 2, ...), given on first serve.
+std::atomic<uint32_t> g_next_id{1};
+POOLSHIM_FAST_TLS thread_local uint32_t t_id = 0;
+// Whether a server (by id, below kTrackedIds) is running a seat now: a seat does not wait for
+// a thread that is busy in another gang (nested regions).
+constexpr uint32_t kTrackedIds = 1024;
+std::atomic<bool> g_in_seat[kTrackedIds];
+// Pauses so far; a thread that served a seat remembers the pause count then, plus 1 (0: never
+// served), and ends at its next look for a seat once a pause moved the count.
+std::atomic<uint32_t> g_pause{0};
+std::atomic<uint32_t> g_served_threads{0};  // threads alive that served a seat
+POOLSHIM_FAST_TLS thread_local uint32_t t_served = 0;
+
+// A caller's preferences: who served its seats last time (under that pause count).
+struct Owners {
+  uint32_t id[kAffine];
+  uint32_t pause;
+};
+POOLSHIM_FAST_TLS thread_local Owners t_owners{};
+// The generation of each slot's gang this thread last served a seat of: a thread serves one
+// seat per gang, as each member of a libgomp team is its own thread (threadprivate data).
+POOLSHIM_FAST_TLS thread_local uint32_t t_gang_served[kSlots];
+
+constexpr uint64_t all_bits = 0xffffffffu;
+uint32_t gen_of(uint64_t w) { return static_cast<uint32_t>(w >> 32); }
+
 constexpr uint64_t pack(uint32_t gen, unsigned members, unsigned seat) {
   return (uint64_t{gen} << 32) | (uint64_t{members & 0xffff} << 16) | (seat & 0xffff);
 }
@@ -61,27 +112,107 @@ long now_ns() {
   return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
-// Claims and runs one seat of slot s; true if it ran one.
-bool serve_slot(Slot& s) {
+uint32_t my_id() {
+  if (t_id == 0) t_id = g_next_id.fetch_add(1, std::memory_order_relaxed);
+  return t_id;
+}
+
+void run_seat(Slot& s, MemberFn fn, void* ctx, unsigned seat) {
+  t_gang_served[&s - g_slots] = gen_of(s.word.load(std::memory_order_relaxed));
+  uint32_t pause = g_pause.load(std::memory_order_relaxed);
+  if (t_served == 0) g_served_threads.fetch_add(1, std::memory_order_relaxed);
+  t_served = pause + 1;
+  uint32_t id = my_id();
+  if (seat < kAffine) s.claimer[seat].store(id, std::memory_order_relaxed);
+  if (id < kTrackedIds) g_in_seat[id].store(true, std::memory_order_relaxed);
+  fn(ctx, seat);
+  if (id < kTrackedIds) g_in_seat[id].store(false, std::memory_order_relaxed);
+  s.done.fetch_add(1, std::memory_order_seq_cst);
+  if (s.caller_asleep.load(std::memory_order_seq_cst)) futex_wake(&s.done, 1);
+}
+
+// A seat below kAffine of slot s that this thread may claim: one preferred for it (*mine), else
+// the first one open to it; kAffine when none. m: the mask read.
+unsigned pick_seat(Slot& s, uint64_t m, uint32_t id, bool* mine) {
+  uint32_t free = ~static_cast<uint32_t>(m);
+  bool open = s.open_all.load(std::memory_order_relaxed);
+  unsigned any = kAffine;
+  while (free != 0) {
+    unsigned i = static_cast<unsigned>(__builtin_ctz(free));
+    free &= free - 1;
+    uint32_t p = s.pref[i].load(std::memory_order_relaxed);
+    if (p == id) return *mine = true, i;
+    if (any == kAffine && (p == 0 || open)) any = i;
+  }
+  *mine = false;
+  return any;
+}
+
+// Claims seat i of s's gang (mask m read for generation gen) and runs it; false if the claim
+// lost (the caller reads again).
+bool claim_affine(Slot& s, uint64_t m, unsigned i) {
+  MemberFn fn = s.fn.load(std::memory_order_relaxed);
+  void* ctx = s.ctx.load(std::memory_order_relaxed);
+  if (!s.mask.compare_exchange_strong(m, m | (uint64_t{1} << i), std::memory_order_acq_rel,
+                                      std::memory_order_acquire))
+    return false;
+  run_seat(s, fn, ctx, i);
+  return true;
+}
+
+// Claims and runs one seat from kAffine on of slot s (in order); true if it ran one.
+bool serve_overflow(Slot& s) {
   uint64_t w = s.word.load(std::memory_order_acquire);
   while (members_of(w) != 0 && seat_of(w) < members_of(w)) {
     MemberFn fn = s.fn.load(std::memory_order_relaxed);
     void* ctx = s.ctx.load(std::memory_order_relaxed);
     if (s.word.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel,
                                      std::memory_order_acquire)) {
-      fn(ctx, seat_of(w));
-      s.done.fetch_add(1, std::memory_order_seq_cst);
-      if (s.caller_asleep.load(std::memory_order_seq_cst)) futex_wake(&s.done, 1);
+      run_seat(s, fn, ctx, seat_of(w));
       return true;
     }
   }
   return false;
 }
 
+// True when a pause came after the calling thread served a seat (pause()): it must end.
+bool retire_if_paused() {
+  if (t_served == 0 || t_served == g_pause.load(std::memory_order_acquire) + 1) return false;
+  t_served = 0;
+  g_served_threads.fetch_sub(1, std::memory_order_seq_cst);
+  return true;
+}
+
+// One seat of any open gang, a seat preferred for this thread first; true if it ran one.
 bool serve_any() {
   if (g_open.load(std::memory_order_acquire) == 0) return false;
-  for (Slot& s : g_slots)
-    if (serve_slot(s)) return true;
+  uint32_t id = my_id();
+  for (int retry = 0; retry < 64; ++retry) {
+    Slot* first = nullptr;  // the first gang with a seat open to this thread
+    uint64_t first_m = 0;
+    unsigned first_i = kAffine;  // kAffine: a seat from kAffine on
+    bool lost = false;
+    for (Slot& s : g_slots) {
+      uint64_t w = s.word.load(std::memory_order_acquire);
+      if (members_of(w) == 0 || t_gang_served[&s - g_slots] == gen_of(w)) continue;
+      uint64_t m = s.mask.load(std::memory_order_acquire);
+      if (gen_of(m) == gen_of(w) && (m & all_bits) != all_bits) {
+        bool mine;
+        unsigned i = pick_seat(s, m, id, &mine);
+        if (mine) {
+          if (claim_affine(s, m, i)) return true;
+          lost = true;
+          break;
+        }
+        if (i < kAffine && first == nullptr) first = &s, first_m = m, first_i = i;
+      }
+      if (first == nullptr && seat_of(w) < members_of(w)) first = &s, first_i = kAffine;
+    }
+    if (lost) continue;
+    if (first == nullptr) return false;
+    if (first_i == kAffine ? serve_overflow(*first) : claim_affine(*first, first_m, first_i))
+      return true;
+  }
   return false;
 }
 
@@ -89,6 +220,7 @@ bool serve_any() {
 void* gang_thread_main(void*) {
   for (;;) {
     uint32_t seen = g_gang_epoch.load(std::memory_order_acquire);
+    if (retire_if_paused()) return nullptr;
     if (serve_any()) continue;
     long deadline = now_ns() + workers::kSpinNs;
     bool moved = false;
@@ -144,21 +276,33 @@ Slot* take_slot() {
 
 // Seats nobody claimed after the wait: start gang threads for them (there may be idle ones,
 // woken first). Members beyond what pthread_create gives run on the caller afterwards.
+unsigned unclaimed(const Slot& s, unsigned members) {
+  uint32_t free = ~static_cast<uint32_t>(s.mask.load(std::memory_order_acquire));
+  unsigned next = seat_of(s.word.load(std::memory_order_acquire));
+  return static_cast<unsigned>(__builtin_popcount(free)) + (next < members ? members - next : 0);
+}
+
 void fill_with_gang_threads(Slot& s, unsigned members) {
   wake_gang_threads();
   long deadline = now_ns() + 20 * 1000;
-  while (now_ns() < deadline && seat_of(s.word.load(std::memory_order_acquire)) < members)
-    cpu_relax();
-  unsigned open = members - seat_of(s.word.load(std::memory_order_acquire));
+  while (now_ns() < deadline && unclaimed(s, members) != 0) cpu_relax();
+  unsigned open = unclaimed(s, members);
   for (unsigned i = 0; i < open; ++i)
     if (!start_gang_thread()) break;
 }
 
 }  // namespace
 
-bool serve_one() { return serve_any(); }
+bool serve_one() {
+  if (retire_if_paused()) pthread_exit(nullptr);  // worker_main forgets the thread as it unwinds
+  return serve_any();
+}
 
 size_t extra_threads() { return g_extra.load(std::memory_order_relaxed); }
+
+namespace {
+bool all_claimed(const Slot& s, unsigned n) { return unclaimed(s, n) == 0; }
+}  // namespace
 
 Gang start(unsigned n, MemberFn fn, void* ctx) {
   Gang g;
@@ -169,25 +313,55 @@ Gang start(unsigned n, MemberFn fn, void* ctx) {
   // returned, and gangs never wait on each other, so this wait ends.
   while ((s = take_slot()) == nullptr) cpu_relax();
   uint32_t gen = static_cast<uint32_t>(s->word.load(std::memory_order_relaxed) >> 32) + 1;
+  // Preferences: who served each seat last time, unless a pause came since.
+  Owners& own = t_owners;
+  if (own.pause != g_pause.load(std::memory_order_relaxed)) {
+    own = Owners{};
+    own.pause = g_pause.load(std::memory_order_relaxed);
+  }
+  unsigned affine = n < kAffine ? n : kAffine;
+  bool prefs = false;
+  for (unsigned i = 1; i < affine; ++i) {
+    uint32_t id = own.id[i];
+    if (id < kTrackedIds && g_in_seat[id].load(std::memory_order_relaxed)) id = 0;  // busy
+    s->pref[i].store(id, std::memory_order_relaxed);
+    prefs |= id != 0;
+  }
+  // Seat 0 (the caller) and the seats past the team are claimed from the start.
+  uint64_t claimed = (affine == kAffine ? 0 : (~uint64_t{0} << affine) & all_bits) | 1;
+  s->open_all.store(!prefs, std::memory_order_relaxed);
   s->fn.store(fn, std::memory_order_relaxed);
   s->ctx.store(ctx, std::memory_order_relaxed);
   s->done.store(0, std::memory_order_relaxed);
-  s->word.store(pack(gen, n, 1), std::memory_order_release);
+  s->mask.store((uint64_t{gen} << 32) | claimed, std::memory_order_relaxed);
+  s->word.store(pack(gen, n, n > kAffine ? kAffine : n), std::memory_order_release);
   g_open.fetch_add(1, std::memory_order_seq_cst);
   // Pool workers only up to the pool's size (workers.h: budget - 1); gang threads do the rest.
+  // With preferences every worker is woken: futex_wake picks sleepers at random.
   size_t pool_workers = pool_size() > 1 ? pool_size() - 1 : 0;
   if (pool_workers > 0) {
     workers::ensure(n - 1 < pool_workers ? n - 1 : pool_workers);
-    workers::wake(n - 1);
+    workers::wake(prefs ? pool_workers : n - 1);
   }
   if (g_extra.load(std::memory_order_relaxed) != 0) wake_gang_threads();
   // Give idle workers a moment to take the seats (they spin on the pool's epoch, or wake from
-  // its futex), then start gang threads for what is left.
-  long deadline = now_ns() + 200 * 1000;
-  while (seat_of(s->word.load(std::memory_order_acquire)) < n) {
+  // its futex), then start gang threads for what is left. Preferred seats wait longer for their
+  // threads first, then open to all.
+  long t0 = now_ns();
+  long deadline = t0 + (prefs ? kPreferNs : 200 * 1000);
+  bool open = !prefs;
+  while (!all_claimed(*s, n)) {
     if (now_ns() > deadline) {
-      fill_with_gang_threads(*s, n);
-      deadline = now_ns() + 1000 * 1000 * 1000L;
+      if (!open) {
+        open = true;
+        s->open_all.store(true, std::memory_order_seq_cst);
+        if (pool_workers > 0) workers::wake(pool_workers);
+        wake_gang_threads();
+        deadline = now_ns() + 200 * 1000;
+      } else {
+        fill_with_gang_threads(*s, n);
+        deadline = now_ns() + 1000 * 1000 * 1000L;
+      }
     }
     cpu_relax();
   }
@@ -210,10 +384,30 @@ void join(const Gang& g) {
     if (s->done.load(std::memory_order_seq_cst) == d) futex_wait(&s->done, d);
     s->caller_asleep.store(false, std::memory_order_relaxed);
   }
+  // Who served each seat: the next gang of this caller prefers them.
+  Owners& own = t_owners;
+  unsigned affine = g.n < kAffine ? g.n : kAffine;
+  for (unsigned i = 1; i < affine; ++i) own.id[i] = s->claimer[i].load(std::memory_order_relaxed);
   uint64_t w = s->word.load(std::memory_order_relaxed);
   s->word.store(w & ~uint64_t{0xffffffff}, std::memory_order_release);  // members 0: closed
   g_open.fetch_sub(1, std::memory_order_seq_cst);
   s->taken.store(false, std::memory_order_release);
+}
+
+int pause() {
+  g_pause.fetch_add(1, std::memory_order_seq_cst);
+  t_owners = Owners{};
+  t_owners.pause = g_pause.load(std::memory_order_relaxed);
+  // Wake every thread that may have served a seat, and give them a moment to end (libgomp
+  // joins its threads); a thread busy elsewhere ends when it next looks for a seat.
+  long deadline = now_ns() + 100L * 1000 * 1000;
+  while (g_served_threads.load(std::memory_order_seq_cst) != 0 && now_ns() < deadline) {
+    workers::wake(workers::count());
+    wake_gang_threads();
+    struct timespec ts = {0, 100 * 1000};
+    nanosleep(&ts, nullptr);
+  }
+  return 0;
 }
 
 void run(unsigned n, MemberFn fn, void* ctx) {
@@ -233,6 +427,10 @@ void atfork_child() {
   g_open.store(0, std::memory_order_relaxed);
   g_gang_sleepers.store(0, std::memory_order_relaxed);
   g_extra.store(0, std::memory_order_relaxed);
+  g_served_threads.store(0, std::memory_order_relaxed);
+  t_served = 0;         // the forking thread's record: it is the child's only thread
+  t_owners = Owners{};  // the parent's threads are not the child's
+  for (auto& b : g_in_seat) b.store(false, std::memory_order_relaxed);
 }
 
 }  // namespace poolshim::core::team

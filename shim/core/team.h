@@ -8,7 +8,12 @@
 // teams too, with the pool's one spin policy; and when no worker took a seat within a short
 // wait (all busy, or the budget is smaller than the team), gang threads of this file, started
 // as libgomp would start them and kept for later gangs: counted (extra_threads()) and logged
-// once. A gang therefore never waits for another caller's work, and never deadlocks on it.
+// once. A gang therefore never waits for another caller's work (beyond a bounded wait for a
+// seat's preferred thread, below), and never deadlocks on it.
+//
+// Member i of a caller's gang runs on the thread that ran member i of its previous gang when
+// that thread is free (pool worker or gang thread), as members of a libgomp team keep their
+// threads from region to region: OpenMP threadprivate data persists per thread number.
 #pragma once
 #include <cstddef>
 
@@ -33,6 +38,11 @@ void join(const Gang& g);
 
 // For an idle pool worker (workers.cpp): runs one open seat of a waiting gang; true if it did.
 bool serve_one();
+
+// omp_pause_resource: the threads that served a seat end (pool workers and gang threads; the
+// pool starts others when needed), so the next gangs' members start with fresh thread-local
+// data, as libgomp's threads do after a pause. Waits (boundedly) for them; returns 0.
+int pause();
 
 // Gang threads started because no pool worker was free (beyond the budget), since start.
 size_t extra_threads();

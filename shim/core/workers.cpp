@@ -15,6 +15,8 @@
 #include <atomic>
 
 #include "budget/budget.h"
+#include "core/cache_line.h"
+#include "core/counters.h"
 #include "core/futex.h"
 #include "core/pool_internal.h"
 #include "core/team.h"
@@ -25,9 +27,18 @@ namespace poolshim::core::workers {
 namespace {
 
 // Bumped (seq_cst) by every wake(); workers sleep on it. Written by callers, read by workers.
-std::atomic<uint32_t> g_epoch{0};
+// On a line of its own: every spinning worker polls it; sleepers, the count and the failure
+// (read on every call) are elsewhere.
+OnLine<uint32_t> g_epoch{0};
 // Workers between "about to sleep" and "awake". Written by workers, read by wake().
-std::atomic<uint32_t> g_sleepers{0};
+OnLine<uint32_t> g_sleepers{0};
+// Workers spinning on the epoch: while one is, wake_one() wakes nobody (the spinner sees the
+// epoch and joins; a sleeper woken too would find its lane taken).
+OnLine<uint32_t> g_spinners{0};
+// Wake-ups issued by wake_one() whose worker has not tried to join yet (the cascade's bound).
+OnLine<long> g_in_flight{0};
+// This worker came back from a futex sleep and has not settled its wake-up yet.
+POOLSHIM_FAST_TLS thread_local bool t_woken = false;
 // Workers alive. Incremented under g_spawn_mutex (release), decremented by a worker that a task
 // ended (worker_main), read lock-free (acquire).
 std::atomic<size_t> g_count{0};
@@ -54,11 +65,20 @@ long now_ns() {
 // Spins on the epoch for kSpinNs: true when it moved (a call was published).
 bool spin_for_epoch_change(uint32_t seen) {
   long deadline = now_ns() + kSpinNs;
+  POOLSHIM_COUNT_SHARED();
+  g_spinners.fetch_add(1, std::memory_order_seq_cst);
+  bool moved = false;
   for (unsigned i = 1;; ++i) {
     cpu_relax();
-    if (g_epoch.load(std::memory_order_relaxed) != seen) return true;
-    if ((i & 63) == 0 && now_ns() > deadline) return false;
+    if (g_epoch.load(std::memory_order_relaxed) != seen) {
+      moved = true;
+      break;
+    }
+    if ((i & 63) == 0 && now_ns() > deadline) break;
   }
+  POOLSHIM_COUNT_SHARED();
+  g_spinners.fetch_sub(1, std::memory_order_relaxed);
+  return moved;
 }
 
 void* worker_main(void*) {
@@ -68,10 +88,20 @@ void* worker_main(void*) {
     ~Forget() { g_count.fetch_sub(1, std::memory_order_acq_rel); }
   } forget;
   bool yield_next = false;  // the last call asked its workers to sleep right after it
+  POOLSHIM_COUNTERS_ONLY(counters::set_worker_thread(); bool woken = false;)
   for (;;) {
     uint32_t seen = g_epoch.load(std::memory_order_acquire);
-    if (team::serve_one()) continue;  // an OpenMP team's open seat first (core/team.h)
+    if (team::serve_one()) {  // an OpenMP team's open seat first (core/team.h)
+      settle_wake();
+      continue;
+    }
     Help h = help_one_call();
+    settle_wake();  // (help_one_call settles it as soon as it has tried to join)
+    POOLSHIM_COUNTERS_ONLY(if (woken) {
+      if (h == Help::over_budget) POOLSHIM_COUNT(kWokenNoRoom, 1);
+      if (h == Help::nothing) POOLSHIM_COUNT(kWokenNoLane, 1);
+      woken = false;
+    })
     if (h == Help::helped || h == Help::helped_yield) {
       yield_next = h == Help::helped_yield;
       continue;
@@ -80,8 +110,14 @@ void* worker_main(void*) {
     // unless the budget is full or the last call asked for PTHREADPOOL_FLAG_YIELD_WORKERS.
     if (h == Help::nothing && !yield_next && spin_for_epoch_change(seen)) continue;
     yield_next = false;
+    POOLSHIM_COUNT_SHARED();
     g_sleepers.fetch_add(1, std::memory_order_seq_cst);
-    if (g_epoch.load(std::memory_order_seq_cst) == seen) futex_wait(&g_epoch, seen);
+    if (g_epoch.load(std::memory_order_seq_cst) == seen && futex_wait(&g_epoch, seen) == 0) {
+      t_woken = true;  // perhaps by wake_one(), perhaps by wake() or spuriously
+      POOLSHIM_COUNT(kWoken, 1);
+      POOLSHIM_COUNTERS_ONLY(woken = true;)
+    }
+    POOLSHIM_COUNT_SHARED();
     g_sleepers.fetch_sub(1, std::memory_order_relaxed);
   }
   return nullptr;
@@ -164,10 +200,47 @@ size_t ensure(size_t n) {
 
 void wake(size_t n) {
   // The bump alone redirects spinning workers; the futex call only happens for sleepers.
+  POOLSHIM_COUNT_SHARED();
   g_epoch.fetch_add(1, std::memory_order_seq_cst);
   uint32_t sleeping = g_sleepers.load(std::memory_order_seq_cst);
   if (sleeping == 0 || n == 0) return;
-  futex_wake(&g_epoch, n < sleeping ? static_cast<int>(n) : static_cast<int>(sleeping));
+  long woke = futex_wake(&g_epoch, n < sleeping ? static_cast<int>(n) : static_cast<int>(sleeping));
+  POOLSHIM_COUNT(kFutexWakes, 1);
+  POOLSHIM_COUNT(kThreadsWoken, woke > 0 ? static_cast<uint64_t>(woke) : 0);
+  (void)woke;
+}
+
+void wake_one(long room, bool publish) {
+  if (publish) {
+    POOLSHIM_COUNT_SHARED();
+    g_epoch.fetch_add(1, std::memory_order_seq_cst);
+  }
+  if (g_sleepers.load(std::memory_order_seq_cst) == 0) return;
+  if (g_spinners.load(std::memory_order_seq_cst) != 0) return;  // a spinner comes instead
+  long in_flight = g_in_flight.load(std::memory_order_relaxed);
+  do {
+    if (in_flight >= room) return;  // as many on their way as the budget can take
+    POOLSHIM_COUNT_SHARED();
+  } while (!g_in_flight.compare_exchange_weak(in_flight, in_flight + 1, std::memory_order_acq_rel));
+  POOLSHIM_COUNTERS_ONLY(counters::raise_to(counters::kMaxInFlight, in_flight + 1));
+  long woke = futex_wake(&g_epoch, 1);
+  POOLSHIM_COUNT(kFutexWakes, 1);
+  POOLSHIM_COUNT(kThreadsWoken, woke > 0 ? static_cast<uint64_t>(woke) : 0);
+  if (woke <= 0) {  // the sleeper had not gone to sleep yet (it sees the epoch) or none was left
+    POOLSHIM_COUNT_SHARED();
+    g_in_flight.fetch_sub(1, std::memory_order_relaxed);
+  }
+}
+
+void settle_wake() {
+  if (!t_woken) return;
+  t_woken = false;
+  long in_flight = g_in_flight.load(std::memory_order_relaxed);
+  while (in_flight > 0) {  // a wake() or a spurious return took no reservation: never below 0
+    POOLSHIM_COUNT_SHARED();
+    if (g_in_flight.compare_exchange_weak(in_flight, in_flight - 1, std::memory_order_acq_rel))
+      break;
+  }
 }
 
 const char* failure() { return g_failure.load(std::memory_order_relaxed); }
@@ -181,6 +254,9 @@ void atfork_child() {
   pthread_mutex_unlock(&g_spawn_mutex);
   g_count.store(0, std::memory_order_relaxed);
   g_sleepers.store(0, std::memory_order_relaxed);
+  g_in_flight.store(0, std::memory_order_relaxed);
+  g_spinners.store(0, std::memory_order_relaxed);
+  t_woken = false;
   g_failure.store(nullptr, std::memory_order_relaxed);
   g_retry_in.store(0, std::memory_order_relaxed);  // the child tries afresh (its own threads)
   g_retry_interval = 0;

@@ -18,6 +18,16 @@ size_t count();
 // sleeping workers.
 void wake(size_t n);
 
+// The wake cascade (docs/scheduler.md, "Wake-ups"): wakes at most one sleeping worker, and only
+// while fewer wake-ups are in flight than `room` (the threads the budget can still take): a
+// wake-up is in flight from the futex wake until the woken worker has tried to join
+// (settle_wake()). publish: a call was published, bump the epoch first (spinning workers see it).
+// A caller that publishes wakes one; each worker that joins wakes the next while its call has a
+// free lane and the budget room; so no more threads wake than can join.
+void wake_one(long room, bool publish);
+// A worker woken by wake_one() has tried to join a call (joined or not): its wake-up is settled.
+void settle_wake();
+
 // Why workers could not be started, or nullptr.
 const char* failure();
 

@@ -90,12 +90,51 @@ constexpr const char* kPthreadpoolIdents[] = {
 // pthreadpool_create: how a module obtains a pool.
 constexpr bool is_pthreadpool_entry(const char* ident) { return same_text(ident, "create"); }
 
+// OpenMP: the names of openmp.def (one name per version row: a name may repeat, which only costs
+// a comparison). Only names that start with "GOMP_" or "omp_" reach the scan.
+constexpr const char* kOpenmpNames[] = {
+#define POOLSHIM_OMP_ENTRY(name, tag, version, binding) #name,
+#include "symbols/openmp.def"
+#undef POOLSHIM_OMP_ENTRY
+};
+
+bool has_prefix(const char* s, const char* prefix) {
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool is_openmp_name(const char* name) {
+  if (!(name[0] == 'G' && has_prefix(name, "GOMP_")) &&
+      !(name[0] == 'o' && has_prefix(name, "omp_")))
+    return false;
+  for (const char* n : kOpenmpNames)
+    if (strcmp(name, n) == 0) return true;
+  return false;
+}
+
+// What starts a team: GOMP_parallel, its loop and sections combinations, the old start/end
+// pair's start, GOMP_parallel_reductions, and the teams constructs. libgomp's own code never
+// calls these (it calls GOMP_parallel_end, through a hidden alias, which is not an entry), so a
+// libgomp that only serves other modules reads as an unused copy, not as bound locally.
+bool is_openmp_entry(const char* name) {
+  if (has_prefix(name, "GOMP_parallel")) return strcmp(name, "GOMP_parallel_end") != 0;
+  return has_prefix(name, "GOMP_teams");
+}
+
 }  // namespace
 
-const char* surface_name(Surface s) { return s == kExecutorch ? "executorch" : "pthreadpool"; }
+const char* surface_name(Surface s) {
+  switch (s) {
+    case kExecutorch: return "executorch";
+    case kPthreadpool: return "pthreadpool";
+    case kOpenmp: return "openmp";
+    case kSurfaceCount: break;
+  }
+  return "?";
+}
 
 bool is_surface_symbol(Surface s, const char* name) {
   if (name == nullptr) return false;
+  if (s == kOpenmp) return is_openmp_name(name);
   if (s == kPthreadpool)
     return name[0] == 'p' && strncmp(name, kPthreadpoolPrefix, sizeof kPthreadpoolPrefix - 1) == 0;
   if (name[0] != '_' || name[1] != 'Z' || name[2] != 'N') return false;
@@ -109,6 +148,7 @@ bool is_surface_symbol(Surface s, const char* name) {
 
 bool is_entry_symbol(Surface s, const char* name) {
   if (name == nullptr) return false;
+  if (s == kOpenmp) return is_openmp_name(name) && is_openmp_entry(name);
   if (s == kPthreadpool) {
     if (strncmp(name, kPthreadpoolPrefix, sizeof kPthreadpoolPrefix - 1) != 0) return false;
     for (const char* ident : kPthreadpoolIdents)

@@ -69,7 +69,10 @@ void tally_dynsym(const Reader& r, Tally* t, bool* provider) {
       Surface surf = static_cast<Surface>(k);
       if (!is_surface_symbol(surf, s.name)) continue;
       ++t[k].dyn_defs;
-      if (s.type == STT_FUNC && s.value != 0 && t[k].ntargets < kMaxTargets) {
+      // OpenMP: only the entry points. libgomp's own code calls its other exported functions
+      // directly (hidden aliases), which says nothing about its clients.
+      bool target = surf != kOpenmp || is_entry_symbol(surf, s.name);
+      if (target && s.type == STT_FUNC && s.value != 0 && t[k].ntargets < kMaxTargets) {
         t[k].targets[t[k].ntargets] = s.value;
         t[k].target_names[t[k].ntargets++] = s.name;
       }
@@ -260,9 +263,13 @@ const char* describe_reasons(const ModuleVerdict& v, char* buf, size_t cap) {
   base::Text text(buf, cap);
   const SurfaceVerdict& a = v.surface[kExecutorch];
   const SurfaceVerdict& b = v.surface[kPthreadpool];
+  const SurfaceVerdict& o = v.surface[kOpenmp];
   bool ua = a.verdict == Verdict::unreachable, ub = b.verdict == Verdict::unreachable;
-  if (ua && ub && a.reason != b.reason) {
+  bool uo = o.verdict == Verdict::unreachable;
+  // An OpenMP copy is always named: the C API's poolshim_module has no openmp field.
+  if ((ua && ub && a.reason != b.reason) || uo) {
     for (unsigned k = 0; k < kSurfaceCount; ++k) {
+      if (v.surface[k].verdict != Verdict::unreachable) continue;
       if (text.size() > 0) text.append("; ");
       text.append(surface_name(static_cast<Surface>(k))).append(": ");
       text.append(reason_text(v.surface[k].reason));

@@ -60,8 +60,8 @@ struct ModuleVerdict {
   bool main_executable = false;
   bool provider = false;  // libpoolshim itself: it provides the surfaces, it is not a copy
   bool stripped = false;  // no .symtab (files) or unknown (loaded): hidden copies are invisible
-  bool exports_entry[kSurfaceCount] = {false, false};  // exported definition of an entry point
-  uint32_t problems = 0;  // elf::Reader::problems() at the time of judging
+  bool exports_entry[kSurfaceCount] = {};  // exported definition of an entry point
+  uint32_t problems = 0;                   // elf::Reader::problems() at the time of judging
 
   // Some surface is present and used by the module itself (not absent, not an unused copy), and
   // this is not the provider. The load-time report and poolshim_get_modules list these.
@@ -80,7 +80,8 @@ ModuleVerdict judge(const elf::Reader& reader, bool main_executable,
 // absent, for log lines. Written into buf (always NUL-terminated); returns buf.
 const char* describe_verdict(const ModuleVerdict& v, char* buf, size_t cap);
 // Why the module is unreachable: "hidden copy", or "executorch: hidden copy; pthreadpool: linked
-// -Bsymbolic" when the surfaces differ; "" when nothing is unreachable.
+// -Bsymbolic" when the surfaces differ; an unreachable OpenMP copy is always named with its
+// surface ("openmp: hidden copy"); "" when nothing is unreachable.
 const char* describe_reasons(const ModuleVerdict& v, char* buf, size_t cap);
 
 // In one process: when the main executable exports an entry point of a surface, every other

@@ -48,6 +48,14 @@ const Runtime* runtime_of(const char* path) {
   return nullptr;
 }
 
+bool is_libgomp(const Runtime* rt) { return rt != nullptr && strcmp(rt->prefix, "libgomp") == 0; }
+
+bool is_renamed_libgomp(const char* path) {
+  const char* base = path != nullptr ? strrchr(path, '/') : nullptr;
+  base = base != nullptr ? base + 1 : path;
+  return base != nullptr && strncmp(base, "libgomp.so", 10) != 0;
+}
+
 void report_runtimes_once() {
   if (!diag::log_enabled(diag::LogLevel::info)) return;
   size_t n = reach::judged_count();
@@ -59,7 +67,34 @@ void report_runtimes_once() {
     // The variable is read here only to show it; the shim itself never acts on it.
     const char* value =
         strchr(rt->env_var, ' ') == nullptr ? config::raw_value(rt->env_var) : nullptr;
-    if (strchr(rt->env_var, ' ') != nullptr)
+    const config::Options& o = config::options();
+    if (is_libgomp(rt) && (o.disabled & config::kSurfaceOpenmp) == 0) {
+      // The shim exports libgomp's host ABI: the calls of this copy's clients reach the shim (a
+      // renamed copy's too: the dynamic linker matches versioned references by version name, not
+      // by file). Only what is bound to the copy itself (listed "openmp unreachable") or calls it
+      // by handle uses its pool directly.
+      const char* renamed =
+          is_renamed_libgomp(rec.path)
+              ? "; a renamed copy: its clients' versioned GOMP_*/omp_* references "
+                "bind to the shim all the same"
+              : "";
+      if (o.openmp_native)
+        diag::log(diag::LogLevel::info,
+                  "module %s: %s: the regions its clients start through the shim run on the "
+                  "shared pool (POOLSHIM_OPENMP=shim); code calling this copy directly keeps its "
+                  "own pool%s; bounded by %s (%s%s)",
+                  rec.path, rt->name, renamed, rt->env_var,
+                  value != nullptr ? "=" : "unset: one thread per CPU",
+                  value != nullptr ? value : "");
+      else
+        diag::log(diag::LogLevel::info,
+                  "module %s: %s: the shim forwards its clients' OpenMP calls to libgomp, which "
+                  "keeps its own thread pool beside the shared one (not merged; "
+                  "POOLSHIM_OPENMP=shim runs the regions on it)%s; bounded by %s (%s%s)",
+                  rec.path, rt->name, renamed, rt->env_var,
+                  value != nullptr ? "=" : "unset: one thread per CPU",
+                  value != nullptr ? value : "");
+    } else if (strchr(rt->env_var, ' ') != nullptr)
       diag::log(diag::LogLevel::info,
                 "module %s: %s keeps its own thread pool beside the shared one (not merged); "
                 "bounded by %s",

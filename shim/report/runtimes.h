@@ -21,6 +21,9 @@ const Runtime* runtime_table();
 // libgomp: wheels rename bundled copies with a hash suffix), or nullptr.
 const Runtime* runtime_of(const char* path);
 
+// A libgomp whose file name is not libgomp.so* (a wheel's libgomp-a34b3233.so.1).
+bool is_renamed_libgomp(const char* path);
+
 // Logs, at info, each loaded module of another runtime not reported yet (once per module per
 // process), with the variable that bounds it and its value here. Called from
 // report_modules_once() after the modules were recorded; never inside dl_iterate_phdr.

@@ -22,7 +22,7 @@ endfunction()
 poolshim_diag_test(invalid_num_threads_warns_once
   ${Python3_EXECUTABLE} ${_diag_driver} ${_diag_env} --env POOLSHIM_NUM_THREADS=two
     --expect pools=1 --expect shim.loaded=1
-    --stderr-match "^poolshim: warning: invalid POOLSHIM_NUM_THREADS='two' \\(want a whole number from 1 to 4096\\)[^\n]*using the machine's budget\n$"
+    --stderr-match "^poolshim: warning: invalid POOLSHIM_NUM_THREADS='two' \\(want a whole number from 1 to 4096 or cores\\)[^\n]*using the machine's budget\n$"
     -- ${_diag_host} ${_diag_ab})
 poolshim_diag_test(invalid_log_level_warns_once
   ${Python3_EXECUTABLE} ${_diag_driver} ${_diag_env} --env POOLSHIM_LOG=chatty --env POOLSHIM_NUM_THREADS=2

@@ -26,6 +26,28 @@ add_test(NAME process.openmp.tasks
     --shim $<TARGET_FILE:poolshim> --program $<TARGET_FILE:openmp_tasks>)
 set_tests_properties(process.openmp.tasks PROPERTIES TIMEOUT 300 LABELS "process;openmp")
 
+# process.openmp.copies: copies of libgomp's ABI the preload can or cannot reach (a renamed
+# libgomp as wheels vendor it, a module's own runtime hidden, -Bsymbolic or exported, libgomp.a
+# in the executable), built at test time; audit and the log name each with its reason.
+if(TARGET poolshim_cli)
+  add_test(NAME process.openmp.copies
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_copies.py
+      --shim $<TARGET_FILE:poolshim> --poolshim $<TARGET_FILE:poolshim_cli>
+      --cc ${CMAKE_C_COMPILER} --fixtures ${PROJECT_SOURCE_DIR}/tests/fixtures/openmp/copies)
+  set_tests_properties(process.openmp.copies PROPERTIES TIMEOUT 300 LABELS "process;openmp")
+endif()
+
+# process.openmp.team_threads: teams beyond the budget get their threads (POOLSHIM_OPENMP=shim),
+# counted in poolshim_info.team_threads, `poolshim info --pid` and poolshim.info(), logged once.
+if(TARGET poolshim_cli AND TARGET openmp_team_threads)
+  add_test(NAME process.openmp.team_threads
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_team_threads.py
+      --shim $<TARGET_FILE:poolshim> --poolshim $<TARGET_FILE:poolshim_cli>
+      --program $<TARGET_FILE:openmp_team_threads> --python ${POOLSHIM_TORCH_PYTHON}
+      --pythonpath ${POOLSHIM_PYTHON_BUILD_DIR})
+  set_tests_properties(process.openmp.team_threads PROPERTIES TIMEOUT 300 LABELS "process;openmp")
+endif()
+
 # The suite's runner preloads the shim alone: no sanitizer runtime, so not in sanitizer builds.
 file(GLOB _gcc_tarball /usr/src/gcc-12/gcc-12*.tar.xz)
 if(_gcc_tarball AND NOT POOLSHIM_SANITIZE)

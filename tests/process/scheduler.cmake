@@ -90,3 +90,33 @@ else()
   set_tests_properties(process.scheduler.degraded_when_no_thread_can_start PROPERTIES
     TIMEOUT 90 LABELS "process;scheduler")
 endif()
+
+# The scheduler's counts (core/counters.h, a POOLSHIM_COUNTERS build: the RelWithDebInfo and
+# Debug test builds), on 2 CPUs with 16 and 64 threads: oversubscribed, counting only, never
+# timing (counters_host). Shared-line RMWs per call and per join stay below a constant that does
+# not depend on the width (measured: 11-12 per call, 6-16 per join, at widths 2, 16 and 64);
+# 8 callers released together on a sleeping pool of 16 never have more wake-ups in flight than
+# the 8 threads that can join, none finds no room, and at most those 8 are woken in vain in a
+# round; identical calls keep their lanes on their threads (every lane joined: --gather) and, at
+# width 2, their items.
+if(POOLSHIM_COUNTERS)
+  function(poolshim_counters_test name threads)
+    add_test(NAME process.scheduler.counters_${name}
+      COMMAND ${CMAKE_COMMAND} -E env POOLSHIM_NUM_THREADS=${threads} $<TARGET_FILE:counters_host>
+      ${ARGN})
+    set_tests_properties(process.scheduler.counters_${name} PROPERTIES TIMEOUT 240
+      LABELS "process;scheduler" PASS_REGULAR_EXPRESSION "status=ok" FAIL_REGULAR_EXPRESSION
+      "status=fail")
+  endfunction()
+  foreach(_w 2 16 64)
+    poolshim_counters_test(shared_rmw_width_${_w} ${_w} calls --width ${_w} --calls 1000
+      --max-caller-shared 16 --max-worker-shared 20)
+  endforeach()
+  poolshim_counters_test(herd_8_callers_pool_16 16 herd --callers 8 --rounds 20)
+  poolshim_counters_test(affinity_width_2 2 calls --width 2 --calls 1000 --min-affinity 90
+    --min-lane-affinity 90)
+  foreach(_w 2 16)
+    poolshim_counters_test(lane_affinity_width_${_w} ${_w} calls --width ${_w} --calls 300
+      --gather 1 --min-lane-affinity 90)
+  endforeach()
+endif()

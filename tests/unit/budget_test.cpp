@@ -86,6 +86,24 @@ TEST(Budget, EnvOverrideWinsOverEverything) {
   EXPECT_EQ(big.cgroup_cpus, 1u);  // what the machine would have allowed is still recorded
 }
 
+TEST(Budget, CoresIsOnePerPhysicalCoreNeverAboveTheMachine) {
+  pb::CgroupLimit none;
+  pb::Inputs in;
+  in.env_cores = 4;  // 8 CPUs, 2 threads a core
+  in.affinity_cpus = 8;
+  in.online_cpus = 8;
+  in.cgroup = &none;
+  auto b = pb::compute_budget(in);
+  EXPECT_EQ(b.threads, 4u);
+  EXPECT_STREQ(b.source, "POOLSHIM_NUM_THREADS=cores (4 physical cores)");
+  auto cg = v2_limit(300000, 100000, "/sys/fs/cgroup/a");  // 3 CPUs of quota
+  in.cgroup = &cg;
+  EXPECT_EQ(pb::compute_budget(in).threads, 3u);
+  in.env_cores = 0;  // topology unreadable: the machine's budget
+  in.cgroup = &none;
+  EXPECT_EQ(pb::compute_budget(in).threads, 8u);
+}
+
 TEST(Budget, UnreadableAffinityFallsBackToOnlineThenOne) {
   auto b = compute(0, 0, nullptr, 12);
   EXPECT_EQ(b.threads, 12u);

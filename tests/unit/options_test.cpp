@@ -128,7 +128,8 @@ TEST(Options, InvalidEnvironmentKeepsDefaults) {
   const std::string err = problems_text(o);
   EXPECT_EQ(
       err,
-      "invalid POOLSHIM_NUM_THREADS='lots' (want a whole number from 1 to 4096); using the "
+      "invalid POOLSHIM_NUM_THREADS='lots' (want a whole number from 1 to 4096 or cores); using "
+      "the "
       "machine's budget\n"
       "invalid POOLSHIM_LOG='loud' (want off, warn, info or debug); using off\n"
       "invalid POOLSHIM_LOG_FILE='x.log' (want an absolute path); logging to stderr\n"
@@ -155,6 +156,20 @@ TEST(Options, DiagWritesTheProblemsOnceBeforeItsFirstLine) {
             "poolshim: warning: invalid POOLSHIM_DISABLE='' (want a comma list of executorch, "
             "pthreadpool, openmp, all); nothing disabled\n"
             "poolshim: warning: a test line\n");
+}
+
+TEST(Options, NumThreadsCores) {
+  setenv("POOLSHIM_NUM_THREADS", "cores", 1);
+  reload_for_testing();
+  EXPECT_TRUE(options().num_threads_cores);
+  EXPECT_EQ(options().num_threads, 0u);
+  setenv("POOLSHIM_NUM_THREADS", "Cores", 1);  // exact word only: the one-line diagnostic
+  reload_for_testing();
+  EXPECT_FALSE(options().num_threads_cores);
+  EXPECT_NE(problems_text(options()).find("(want a whole number from 1 to 4096 or cores)"),
+            std::string::npos);
+  unsetenv("POOLSHIM_NUM_THREADS");
+  reload_for_testing();
 }
 
 TEST(Options, ValidEnvironmentIsRead) {

@@ -219,3 +219,46 @@ TEST(Surface, EntryPointsAreHowAModuleObtainsAPool) {
   EXPECT_TRUE(is_entry_symbol(kPthreadpool, "pthreadpool_create"));
   EXPECT_FALSE(is_entry_symbol(kPthreadpool, "xpthreadpool_create"));
 }
+
+// OpenMP: openmp.def's GOMP_*/omp_* names (not OpenACC, not a look-alike); the entry points are
+// what starts a team (GOMP_parallel*, GOMP_teams*), not GOMP_parallel_end, which libgomp's own
+// GOMP_parallel calls directly.
+TEST(Surface, OpenmpNamesAndEntryPoints) {
+  const char* const kOpenmpTable[] = {
+#define POOLSHIM_OMP_ENTRY(name, tag, version, binding) #name,
+#include "symbols/openmp.def"
+#undef POOLSHIM_OMP_ENTRY
+  };
+  for (const char* name : kOpenmpTable) EXPECT_TRUE(is_surface_symbol(kOpenmp, name)) << name;
+  EXPECT_FALSE(is_surface_symbol(kOpenmp, "GOACC_parallel_keyed"));
+  EXPECT_FALSE(is_surface_symbol(kOpenmp, "omp_not_a_function"));
+  EXPECT_FALSE(is_surface_symbol(kOpenmp, "GOMP_PLUGIN_malloc"));
+  EXPECT_FALSE(is_surface_symbol(kPthreadpool, "GOMP_parallel"));
+  EXPECT_FALSE(is_surface_symbol(kOpenmp, "pthreadpool_create"));
+  EXPECT_FALSE(is_surface_symbol(kOpenmp, nullptr));
+  EXPECT_TRUE(is_entry_symbol(kOpenmp, "GOMP_parallel"));
+  EXPECT_TRUE(is_entry_symbol(kOpenmp, "GOMP_parallel_start"));
+  EXPECT_TRUE(is_entry_symbol(kOpenmp, "GOMP_parallel_loop_dynamic"));
+  EXPECT_TRUE(is_entry_symbol(kOpenmp, "GOMP_teams_reg"));
+  EXPECT_FALSE(is_entry_symbol(kOpenmp, "GOMP_parallel_end"));
+  EXPECT_FALSE(is_entry_symbol(kOpenmp, "GOMP_barrier"));
+  EXPECT_FALSE(is_entry_symbol(kOpenmp, "omp_get_thread_num"));
+  EXPECT_STREQ(surface_name(kOpenmp), "openmp");
+}
+
+// An unreachable OpenMP copy is always named with its surface (poolshim_module has no openmp
+// field, so the reason must say it).
+TEST(ElfVerdict, OpenmpReasonsNameTheSurface) {
+  ModuleVerdict v;
+  char buf[256];
+  v.surface[kOpenmp].verdict = Verdict::unreachable;
+  v.surface[kOpenmp].reason = Reason::symbolic;
+  EXPECT_STREQ(describe_verdict(v, buf, sizeof buf), "openmp unreachable (linked -Bsymbolic)");
+  EXPECT_STREQ(describe_reasons(v, buf, sizeof buf), "openmp: linked -Bsymbolic");
+  v.surface[kPthreadpool].verdict = Verdict::unreachable;
+  v.surface[kPthreadpool].reason = Reason::symbolic;
+  EXPECT_STREQ(describe_reasons(v, buf, sizeof buf),
+               "pthreadpool: linked -Bsymbolic; openmp: linked -Bsymbolic");
+  EXPECT_TRUE(v.any_unreachable());
+  EXPECT_TRUE(v.carries_surface());
+}

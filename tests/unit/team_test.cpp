@@ -1,6 +1,8 @@
 // core/team.h: a gang's members run at the same time (each waits until all have arrived, which
 // would hang if any two ran one after the other), each member number once, the caller is member
-// 0, teams larger than the pool get threads beyond it, and concurrent and nested gangs finish.
+// 0, teams larger than the pool get threads beyond it, and concurrent and nested gangs finish;
+// each member runs on its own thread, member i on the same thread gang after gang (OpenMP
+// threadprivate data), and after pause() on threads that never served a seat.
 #include <gtest/gtest.h>
 
 #include <pthread.h>
@@ -68,6 +70,44 @@ TEST(Team, StartJoinLetsTheCallerWorkBetween) {
   meet(&g, 0);
   poolshim::core::team::join(h);
   EXPECT_EQ(g.seen_mask.load(), 7u);
+}
+
+// Who ran each member, without waiting for each other (a gang that needs no barrier).
+struct Who {
+  pthread_t thread[8];
+  thread_local static int mark;  // 0 on a thread that never ran a member here
+  int marked[8];
+};
+thread_local int Who::mark = 0;
+
+void who(void* ctx, unsigned m) {
+  Who& w = *static_cast<Who*>(ctx);
+  w.thread[m] = pthread_self();
+  w.marked[m] = Who::mark;
+  Who::mark = 1;
+}
+
+TEST(Team, MemberIKeepsItsThreadAndEachHasItsOwn) {
+  constexpr unsigned n = 6;
+  Who first{};
+  poolshim::core::team::run(n, who, &first);
+  for (unsigned i = 0; i < n; ++i)
+    for (unsigned j = 0; j < i; ++j) EXPECT_FALSE(pthread_equal(first.thread[i], first.thread[j]));
+  for (int rep = 0; rep < 5; ++rep) {
+    Who w{};
+    poolshim::core::team::run(n, who, &w);
+    for (unsigned i = 0; i < n; ++i) EXPECT_TRUE(pthread_equal(w.thread[i], first.thread[i])) << i;
+  }
+}
+
+TEST(Team, PauseGivesFreshThreads) {
+  constexpr unsigned n = 4;
+  Who w{};
+  poolshim::core::team::run(n, who, &w);
+  EXPECT_EQ(poolshim::core::team::pause(), 0);
+  Who after{};
+  poolshim::core::team::run(n, who, &after);
+  for (unsigned i = 1; i < n; ++i) EXPECT_EQ(after.marked[i], 0) << i;
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 
 #include "budget/budget.h"
 #include "budget/group.h"
+#include "core/counters.h"
 #include "core/size.h"
 #include "core/pool.h"
+#include "core/team.h"
 #include "config/options.h"
 
 namespace {
@@ -96,7 +98,19 @@ POOLSHIM_API int poolshim_get_info(struct poolshim_info* info) {
   set_if_fits(info, &poolshim_info::group_busy, busy);
   set_if_fits(info, &poolshim_info::workers_started, poolshim::core::workers_started());
   set_if_fits(info, &poolshim_info::workers_wanted, poolshim::core::workers_wanted());
+  set_if_fits(info, &poolshim_info::team_threads, poolshim::core::team::extra_threads());
   return 0;
+}
+
+// The scheduler counters (core/counters.h): an internal entry point for the counting tests.
+POOLSHIM_API int poolshim_debug_counters(struct poolshim_sched_counters* out, int reset) {
+#if POOLSHIM_COUNTERS
+  poolshim::core::counters::snapshot(out, reset != 0);
+  return 0;
+#else
+  if (out != nullptr) *out = poolshim_sched_counters{};
+  return -1;
+#endif
 }
 
 }  // extern "C"

@@ -39,7 +39,7 @@ int psn_omp_get_num_threads() {
   return t ? static_cast<int>(t->n) : 1;
 }
 int psn_omp_get_max_threads() {
-  if (me().team == nullptr) icv().nthreads = team_size_hint();
+  if (nthreads_is_libgomps(me())) icv().nthreads = team_size_hint();
   return static_cast<int>(icv().nthreads);
 }
 int psn_omp_in_parallel() {
@@ -49,7 +49,7 @@ int psn_omp_in_parallel() {
 void psn_omp_set_num_threads(int n) {
   icv().nthreads = n > 0 ? static_cast<unsigned>(n) : 1;
   // Outside a region, libgomp's nthreads-var is the one a region reads (native_parallel.cpp).
-  if (me().team == nullptr) {
+  if (nthreads_is_libgomps(me())) {
     static std::atomic<void (*)(int)> real{nullptr};
     auto f = real.load(std::memory_order_acquire);
     if (f == nullptr) {

@@ -58,10 +58,6 @@ void psn_GOMP_parallel_loop_runtime(void (*fn)(void*), void* data, unsigned nt, 
 
 void psn_GOMP_loop_end() { loop_end(true); }
 void psn_GOMP_loop_end_nowait() { loop_end(false); }
-bool psn_GOMP_loop_end_cancel() {
-  loop_end(true);
-  return false;  // cancel-var is false
-}
 
 void psn_GOMP_ordered_start() { ordered_start(); }
 void psn_GOMP_ordered_end() {}
@@ -84,9 +80,5 @@ void psn_GOMP_parallel_sections(void (*fn)(void*), void* data, unsigned nt, unsi
 }
 void psn_GOMP_sections_end() { loop_end(true); }
 void psn_GOMP_sections_end_nowait() { loop_end(false); }
-bool psn_GOMP_sections_end_cancel() {
-  loop_end(true);
-  return false;
-}
 
 }  // extern "C"

@@ -13,6 +13,7 @@
 #include "budget/budget.h"
 #include "core/pool.h"
 #include "core/team.h"
+#include "core/tls.h"
 
 namespace poolshim::abi::openmp::native {
 namespace {
@@ -33,7 +34,7 @@ unsigned resolve_team_size(unsigned specified) {
   ThreadState& s = me();
   // Outside any region, nthreads-var is libgomp's for this thread: omp_set_num_threads called on
   // libgomp by handle (threadpoolctl) takes effect, and ours writes through to it (native_api).
-  if (s.team == nullptr)
+  if (nthreads_is_libgomps(s))
     if (int (*f)() = real_max_threads()) s.icv.nthreads = static_cast<unsigned>(f());
   if (specified == 1) return 1;
   unsigned active = s.team ? s.team->active_level : 0;
@@ -45,9 +46,23 @@ unsigned resolve_team_size(unsigned specified) {
     size_t b = budget::current().threads;
     if (b > 0 && b < n) n = static_cast<unsigned>(b);
   }
-  if (n > s.icv.thread_limit) n = s.icv.thread_limit;
   if (n > core::team::kMaxMembers) n = core::team::kMaxMembers;
-  return n == 0 ? 1 : n;
+  if (n == 0) n = 1;
+  // thread-limit-var, as libgomp counts it: outside any region a cap; in a nested region the
+  // threads the contention group already has busy count against it (its pool->threads_busy,
+  // updated by compare-exchange: sibling members resolve at the same time).
+  unsigned long limit = s.icv.thread_limit;
+  if (limit == 0xffffffffu || n == 1) return n;
+  if (s.team == nullptr || s.team->cg == nullptr)
+    return n > limit ? static_cast<unsigned>(limit) : n;
+  std::atomic<unsigned long>& busy = *s.team->cg;
+  unsigned long b = busy.load(std::memory_order_relaxed);
+  unsigned m;
+  do {
+    m = n;
+    if (limit - b + 1 < m) m = static_cast<unsigned>(limit - b + 1);
+  } while (!busy.compare_exchange_weak(b, b + m - 1, std::memory_order_relaxed));
+  return m;
 }
 
 void init_team(Team* t, void (*fn)(void*), void* data, unsigned n) {
@@ -62,6 +77,18 @@ void init_team(Team* t, void (*fn)(void*), void* data, unsigned n) {
   t->member_icv = s.icv;
   // libgomp: a list in OMP_NUM_THREADS gives each level its own nthreads-var.
   t->member_icv.nthreads = nthreads_for_level(t->level, s.icv.nthreads);
+  t->num_teams = s.num_teams;
+  t->team_num = s.team_num;
+  t->def_allocator = s.def_allocator;
+  // The contention group: an outermost region starts one with its n threads busy; a nested one
+  // took n - 1 more in resolve_team_size when thread-limit-var is set.
+  if (s.team == nullptr || s.team->cg == nullptr) {
+    t->cg_busy.store(n, std::memory_order_relaxed);
+    t->cg = &t->cg_busy;
+  } else {
+    t->cg = s.team->cg;
+    if (s.icv.thread_limit != 0xffffffffu) t->cg_added = n - 1;
+  }
 }
 
 // Makes the calling thread member m of t; returns what it was, to restore.
@@ -80,12 +107,16 @@ ThreadState enter(Team* t, unsigned m) {
   s.in_final = false;
   s.task = nullptr;
   s.node = nullptr;
+  s.num_teams = t->num_teams;
+  s.team_num = t->team_num;
+  s.def_allocator = t->def_allocator;
   return saved;
 }
 
 void member_main(void* ctx, unsigned m) {
   Team* t = static_cast<Team*>(ctx);
   ThreadState saved = enter(t, m);
+  me().task = &saved;          // unique while the implicit task runs
   if (t->preset != nullptr) {  // run_region's construct: every member starts inside it
     me().ws = t->preset;
     me().ws_seq = 1;
@@ -109,6 +140,11 @@ void pending_member(void* ctx, unsigned m) { member_main(&static_cast<Pending*>(
 
 unsigned team_size_for(unsigned specified) { return resolve_team_size(specified); }
 
+void end_team(Team* t) {
+  team_cleanup(t);  // what a cancellation left behind (native_cancel.cpp)
+  if (t->cg_added != 0) t->cg->fetch_sub(t->cg_added, std::memory_order_relaxed);
+}
+
 unsigned team_size_hint() {
   int (*f)() = real_max_threads();
   return f ? static_cast<unsigned>(f()) : icv().nthreads;
@@ -121,6 +157,7 @@ void run_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset) {
   t.ws_head = preset;
   t.preset = preset;
   core::team::run(t.n, member_main, &t);
+  end_team(&t);
   // Members that left the preset construct freed it; one that ended the region inside it
   // (nowait and no end call is not valid OpenMP) would leave it here.
   if (t.ws_head == preset && preset->left < t.n) delete preset;
@@ -131,6 +168,7 @@ void run_parallel(void (*fn)(void*), void* data, unsigned n, TaskGroup* taskgrou
   init_team(&t, fn, data, n);
   t.taskgroup = taskgroup;
   core::team::run(t.n, member_main, &t);
+  end_team(&t);
 }
 
 // GOMP_parallel_start and the GOMP_parallel_loop_*_start / GOMP_parallel_sections_start of
@@ -149,6 +187,7 @@ void start_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset) 
     me().ws = preset;
     me().ws_seq = 1;
   }
+  me().task = &p->saved;  // member 0's implicit task is a new task (nest lock owners)
   me().pending_region = p;
 }
 
@@ -170,6 +209,7 @@ void psn_GOMP_parallel_end() {
   Pending* p = static_cast<Pending*>(me().pending_region);
   region_member_end();
   poolshim::core::team::join(p->gang);
+  end_team(&p->team);
   me() = p->saved;
   WorkShare* preset = p->team.preset;
   if (preset != nullptr && p->team.ws_head == preset && preset->left < p->team.n) delete preset;
@@ -177,9 +217,5 @@ void psn_GOMP_parallel_end() {
 }
 
 void psn_GOMP_barrier() { team_barrier(); }
-bool psn_GOMP_barrier_cancel() {
-  team_barrier();
-  return false;  // cancel-var is false: nothing is ever cancelled
-}
 
 }  // extern "C"

@@ -19,6 +19,7 @@
 #include "config/options.h"
 #include "core/futex.h"
 #include "core/tls.h"
+#include "core/workers.h"
 
 namespace poolshim::abi::openmp::native {
 namespace {
@@ -30,6 +31,7 @@ Icv g_global;
 unsigned g_list[kMaxListed];
 unsigned g_list_len = 0;
 pthread_once_t g_once = PTHREAD_ONCE_INIT;
+long g_spin_ns = core::workers::kSpinNs;  // OMP_WAIT_POLICY=passive: 0
 
 POOLSHIM_FAST_TLS thread_local ThreadState t_state;
 
@@ -119,6 +121,19 @@ void load() {
     g_global.max_active_levels = kSupportedLevels;
   }
   read_schedule();
+  // OMP_WAIT_POLICY (omp-target), as libgomp parses it: passive sets its spin count to 0.
+  if (const char* wp = config::raw_value("OMP_WAIT_POLICY")) {
+    while (*wp == ' ' || (*wp >= '\t' && *wp <= '\r')) ++wp;
+    if (strncasecmp(wp, "passive", 7) == 0) {
+      wp += 7;
+      while (*wp == ' ' || (*wp >= '\t' && *wp <= '\r')) ++wp;
+      if (*wp == '\0') g_spin_ns = 0;
+    }
+  }
+  // OMP_DEFAULT_DEVICE (omp-target): a non-negative int, as libgomp's parse_int with zero allowed.
+  const char* dd = config::raw_value("OMP_DEFAULT_DEVICE");
+  if (dd != nullptr && parse_unsigned(dd, &v) && *dd == '\0' && v <= INT_MAX)
+    g_global.default_device = static_cast<int>(v);
   const char* tl = config::raw_value("OMP_THREAD_LIMIT");
   if (tl != nullptr && parse_unsigned(tl, &v) && *tl == '\0' && v > 0 && v <= UINT_MAX)
     g_global.thread_limit = static_cast<unsigned>(v);
@@ -129,6 +144,11 @@ void load() {
 const Icv& global_icv() {
   pthread_once(&g_once, load);
   return g_global;
+}
+
+long wait_spin_ns() {
+  global_icv();
+  return g_spin_ns;
 }
 
 unsigned nthreads_for_level(unsigned level, unsigned fallback) {
@@ -166,6 +186,24 @@ void Lock::lock() {
 
 void Lock::unlock() {
   if (state.exchange(0, std::memory_order_release) == 2) core::futex_wake(&state, 1);
+}
+
+const void* current_task() {
+  ThreadState& s = t_state;
+  return s.task != nullptr ? s.task : static_cast<const void*>(&s);
+}
+
+TaskScope::TaskScope(const void* tag) {
+  ThreadState& s = me();
+  saved_icv = s.icv;
+  saved_task = s.task;
+  s.task = tag;
+}
+
+TaskScope::~TaskScope() {
+  ThreadState& s = t_state;
+  s.icv = saved_icv;
+  s.task = saved_task;
 }
 
 }  // namespace poolshim::abi::openmp::native

@@ -27,6 +27,7 @@ struct Icv {
   int run_sched = kDynamic;        // run-sched-var (libgomp: dynamic, chunk 1)
   int run_chunk = 1;
   unsigned thread_limit = 0xffffffffu;  // thread-limit-var (UINT_MAX: none)
+  int default_device = 0;               // default-device-var (omp-target: native_target.cpp)
 };
 
 struct WorkShare;
@@ -54,7 +55,8 @@ struct Team {
   void (*fn)(void*) = nullptr;
   void* data = nullptr;
   Icv member_icv;  // each member's ICVs at the start (libgomp: the creator's copy)
-  // Barrier: arrivals in this generation; the generation (futex word). Written by members.
+  // Barrier: arrivals in this generation; the generation (kBarCancelled: the team was
+  // cancelled). Written by members; waiters sleep on task_event (native_task_queue.cpp).
   std::atomic<uint32_t> bar_arrived{0};
   std::atomic<uint32_t> bar_gen{0};
   // Worksharing constructs in flight, by sequence number (under ws_lock).
@@ -67,6 +69,20 @@ struct Team {
   std::atomic<void*> copy_data{nullptr};
   // GOMP_parallel_reductions: every member's implicit task starts in this taskgroup (omp-tasks).
   TaskGroup* taskgroup = nullptr;
+  // omp-target: the creator's teams place (ThreadState's), which every member inherits (libgomp:
+  // gomp_team_start copies it to each thread); the contention group's busy-thread count
+  // (libgomp's pool->threads_busy, thread-limit-var's accounting across nested regions): cg
+  // points at the outermost team's cg_busy; cg_added is what this region added to it.
+  unsigned num_teams = 0;
+  unsigned team_num = 0;
+  uintptr_t def_allocator = 0;  // the creator's def-allocator-var (libgomp: ts.def_allocator)
+  std::atomic<unsigned long> cg_busy{1};
+  std::atomic<unsigned long>* cg = nullptr;
+  unsigned long cg_added = 0;
+  // Cancellation (native_cancel.cpp): `cancel for`/`cancel sections` seen in the current
+  // construct (reset by the last arrival at every team barrier); `cancel parallel` is
+  // kBarCancelled in bar_gen, which releases every cancellable barrier's waiters.
+  std::atomic<bool> ws_cancelled{false};
   // Deferred tasks (omp-deferred; native_task_queue.cpp): one FIFO queue under task_lock;
   // task_pending counts the team's tasks not yet complete (queued, running, or detached and not
   // yet fulfilled); task_event is the futex word every task wait sleeps on (bumped on each
@@ -81,6 +97,7 @@ struct Team {
   std::atomic<uint32_t> task_event{0};
   std::atomic<uint32_t> task_sleepers{0};
 };
+constexpr uint32_t kBarCancelled = 1u << 31;  // in Team::bar_gen; the generation is the rest
 
 struct ThreadState {
   Team* team = nullptr;            // innermost team; nullptr outside any region (a team of 1)
@@ -100,10 +117,39 @@ struct ThreadState {
   TaskGroup* taskgroup = nullptr;
   bool in_final = false;
   const void* task = nullptr;
+  // omp-target (native_teams.cpp, native_target.cpp): the host teams region the thread runs, as
+  // libgomp's thr->num_teams (teams - 1) and thr->team_num; in a target region's host fallback,
+  // the thread is a new initial thread whose ICVs are ours alone (not libgomp's nthreads-var).
+  unsigned num_teams = 0;
+  unsigned team_num = 0;
+  bool target_fallback = false;
+  // def-allocator-var (native_alloc.cpp): 0 until omp_set_default_allocator (then libgomp's
+  // default, OMP_ALLOCATOR's, applies); inherited by a region's members, as libgomp's.
+  uintptr_t def_allocator = 0;
   // Its node when the current task is deferred, or the implicit task's once it made a deferred
   // task (its children's parent); nullptr before (omp-deferred, native_task_queue.cpp).
   TaskNode* node = nullptr;
 };
+
+// The current task's identity (nest locks are owned by tasks): a task scope's tag, else the
+// thread's initial implicit task.
+const void* current_task();
+
+// An undeferred task's data environment (GOMP_task): its own ICVs and identity while it runs.
+struct TaskScope {
+  explicit TaskScope(const void* tag);
+  ~TaskScope();
+  TaskScope(const TaskScope&) = delete;
+  TaskScope& operator=(const TaskScope&) = delete;
+  Icv saved_icv;
+  const void* saved_task;
+};
+
+// Whether nthreads-var of the calling thread is libgomp's (outside any region, outside a target
+// region's host fallback): native_parallel.cpp and native_api.cpp read and write it there.
+inline bool nthreads_is_libgomps(const ThreadState& s) {
+  return s.team == nullptr && !s.target_fallback;
+}
 
 ThreadState& me();  // the calling thread's state (ICVs from the globals on first use)
 Icv& icv();         // me().icv
@@ -112,11 +158,33 @@ const Icv& global_icv();
 unsigned nthreads_for_level(unsigned level, unsigned fallback);
 
 // A barrier over the calling member's team (nothing for a team of 1); members waiting in it run
-// the team's queued tasks, and it completes once the team has no task left (native_task_queue).
+// the team's queued tasks, and it completes once every member arrived and the team has no task
+// left (native_task_queue.cpp). The last arrival clears the team's ws_cancelled.
 void team_barrier();
 // The end of the calling member's part of a region: runs the team's tasks until none is left
 // (native_task_queue.cpp). Called before it leaves the team.
 void region_member_end();
+// How long a waiter spins before it sleeps, in ns: the pool's workers::kSpinNs, 0 with
+// OMP_WAIT_POLICY=passive (libgomp: a spin count of 0).
+long wait_spin_ns();
+
+// The end of a region the calling thread created (native_parallel.cpp): gives back to the
+// contention group what the region's size took from it.
+void end_team(Team* t);
+// A cancellable barrier (GOMP_barrier_cancel, the *_end_cancel ends): true when the region was
+// cancelled, before or while waiting (native_task_queue.cpp, with team_barrier; its callers in
+// native_cancel.cpp). Its waiters run queued tasks too.
+bool team_barrier_cancel();
+// `cancel parallel` (native_cancel.cpp): sets kBarCancelled in t's barrier generation and wakes
+// every waiter of the team (they sleep on its task_event: native_task_queue.cpp).
+void team_cancel(Team* t);
+
+// Cancellation (native_cancel.cpp): cancel-var (OMP_CANCELLATION); whether a task met now is
+// discarded (its team or taskgroup was cancelled: GOMP_task does not run it); a region's end
+// (frees the constructs a cancelled team left behind).
+bool cancel_var();
+bool task_cancelled();
+void team_cleanup(Team* t);
 
 // A worksharing construct (loops, sections, single copyprivate): one per construct per team,
 // found by the members' sequence numbers.

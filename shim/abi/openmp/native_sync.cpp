@@ -1,5 +1,5 @@
 // Native synchronisation: critical (unnamed and named), atomic, single and single copyprivate,
-// cancellation (cancel-var false). Tasks are in native_task.cpp.
+// taskgroups and tasks are in native_task.cpp, cancellation in native_cancel.cpp.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,8 +59,5 @@ void psn_GOMP_single_copy_end(void* data) {
   team_barrier();
   ws_leave();
 }
-
-bool psn_GOMP_cancel(int, bool) { return false; }
-bool psn_GOMP_cancellation_point(int) { return false; }
 
 }  // extern "C"

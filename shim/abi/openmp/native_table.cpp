@@ -103,6 +103,20 @@ void psn_GOMP_parallel_loop_dynamic_start();
 void psn_GOMP_parallel_loop_guided_start();
 void psn_GOMP_parallel_loop_runtime_start();
 void psn_GOMP_parallel_sections_start();
+// omp-cancel: cancellation, nest locks, omp_pause_resource.
+void psn_omp_get_cancellation();
+void psn_omp_init_nest_lock();
+void psn_omp_destroy_nest_lock();
+void psn_omp_set_nest_lock();
+void psn_omp_unset_nest_lock();
+void psn_omp_test_nest_lock();
+void psn_omp_init_nest_lock_();
+void psn_omp_destroy_nest_lock_();
+void psn_omp_set_nest_lock_();
+void psn_omp_unset_nest_lock_();
+void psn_omp_test_nest_lock_();
+void psn_omp_pause_resource();
+void psn_omp_pause_resource_all();
 // The macro-made loop functions (native_loop_api.cpp).
 #define PSN_DECL(kind)                         \
   void psn_GOMP_loop_##kind##_start();         \
@@ -123,6 +137,44 @@ void psn_GOMP_workshare_task_reduction_unregister();
 void psn_GOMP_taskloop();
 void psn_GOMP_taskloop_ull();
 void psn_omp_in_final();
+// omp-target: teams (native_teams.cpp), target constructs (native_target.cpp), the Fortran
+// spellings (native_fortran.cpp), def-allocator-var (native_alloc.cpp).
+void psn_GOMP_teams();
+void psn_GOMP_teams4();
+void psn_GOMP_teams_reg();
+void psn_omp_get_max_teams();
+void psn_omp_get_num_teams();
+void psn_omp_get_team_num();
+void psn_omp_get_teams_thread_limit();
+void psn_omp_set_num_teams();
+void psn_omp_set_teams_thread_limit();
+void psn_GOMP_target();
+void psn_GOMP_target_data();
+void psn_GOMP_target_data_ext();
+void psn_GOMP_target_end_data();
+void psn_GOMP_target_enter_exit_data();
+void psn_GOMP_target_ext();
+void psn_GOMP_target_update();
+void psn_GOMP_target_update_ext();
+void psn_omp_set_default_allocator();
+void psn_omp_get_default_allocator();
+void psn_omp_set_default_allocator_();
+void psn_omp_get_default_allocator_();
+void psn_omp_alloc();
+void psn_omp_aligned_alloc();
+void psn_omp_calloc();
+void psn_omp_aligned_calloc();
+void psn_omp_realloc();
+void psn_GOMP_alloc();
+void psn_omp_set_default_device();
+void psn_omp_get_default_device();
+#define PSN_FORTRAN(name) void psn_##name##_();
+#define PSN_FORTRAN8(name) \
+  void psn_##name##_();    \
+  void psn_##name##_8_();
+#include "abi/openmp/native_fortran.def"
+#undef PSN_FORTRAN
+#undef PSN_FORTRAN8
 }
 
 namespace poolshim::abi::openmp::native {
@@ -131,12 +183,15 @@ namespace {
 struct Row {
   const char* name;
   void (*fn)();
+  const char* version = nullptr;  // only this version of the name (nullptr: every version)
 };
 
 #define R(name) \
   { #name, psn_##name }
 #define AS(name, fn) \
   { #name, psn_##fn }
+#define RV(name, version) \
+  { #name, psn_##name, version }
 const Row kNative[] = {
     R(GOMP_parallel),
     R(GOMP_parallel_start),
@@ -284,15 +339,68 @@ const Row kNative[] = {
     R(GOMP_taskloop),
     R(GOMP_taskloop_ull),
     R(omp_in_final),
+    // omp-target: host teams, the target constructs' host fallback, the Fortran spellings.
+    R(GOMP_teams),
+    R(GOMP_teams4),
+    R(GOMP_teams_reg),
+    R(omp_get_num_teams),
+    R(omp_get_team_num),
+    R(omp_get_max_teams),
+    R(omp_set_num_teams),
+    R(omp_get_teams_thread_limit),
+    R(omp_set_teams_thread_limit),
+    R(GOMP_target),
+    R(GOMP_target_ext),
+    R(GOMP_target_data),
+    R(GOMP_target_data_ext),
+    R(GOMP_target_end_data),
+    R(GOMP_target_update),
+    R(GOMP_target_update_ext),
+    R(GOMP_target_enter_exit_data),
+    R(omp_set_default_allocator),
+    R(omp_get_default_allocator),
+    R(omp_set_default_allocator_),
+    R(omp_get_default_allocator_),
+    R(omp_alloc),
+    R(omp_aligned_alloc),
+    R(omp_calloc),
+    R(omp_aligned_calloc),
+    R(omp_realloc),
+    R(GOMP_alloc),
+    R(omp_set_default_device),
+    R(omp_get_default_device),
+#define PSN_FORTRAN(name) {#name "_", psn_##name##_},
+#define PSN_FORTRAN8(name) {#name "_", psn_##name##_}, {#name "_8_", psn_##name##_8_},
+#include "abi/openmp/native_fortran.def"
+#undef PSN_FORTRAN
+#undef PSN_FORTRAN8
+    // omp-cancel: cancellation (GOMP_cancel and the *_cancel ends are above), the OMP_3.0 nest
+    // locks (owned by tasks; the OMP_1.0 ones are owned by threads and forward), pause.
+    R(omp_get_cancellation),
+    RV(omp_init_nest_lock, "OMP_3.0"),
+    RV(omp_destroy_nest_lock, "OMP_3.0"),
+    RV(omp_set_nest_lock, "OMP_3.0"),
+    RV(omp_unset_nest_lock, "OMP_3.0"),
+    RV(omp_test_nest_lock, "OMP_3.0"),
+    RV(omp_init_nest_lock_, "OMP_3.0"),
+    RV(omp_destroy_nest_lock_, "OMP_3.0"),
+    RV(omp_set_nest_lock_, "OMP_3.0"),
+    RV(omp_unset_nest_lock_, "OMP_3.0"),
+    RV(omp_test_nest_lock_, "OMP_3.0"),
+    R(omp_pause_resource),
+    R(omp_pause_resource_all),
 };
 #undef R
+#undef RV
 #undef AS
 
 }  // namespace
 
 void* lookup(const char* name, const char* version) {
   for (const Row& r : kNative)
-    if (strcmp(r.name, name) == 0) return reinterpret_cast<void*>(r.fn);
+    if (strcmp(r.name, name) == 0 &&
+        (r.version == nullptr || (version != nullptr && strcmp(r.version, version) == 0)))
+      return reinterpret_cast<void*>(r.fn);
   return nullptr;
 }
 

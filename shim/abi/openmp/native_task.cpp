@@ -7,9 +7,11 @@
 // team, if(0), inside a final task, or more than 64 tasks per member pending), after its earlier
 // siblings when it has depend clauses. What a task carries, as libgomp's do: its taskgroup is
 // its encountering task's innermost one; it is final when that task is or when it has
-// final(true) (omp_in_final); it does not start when its taskgroup was cancelled. A deferred
-// detached task's event is its node (complete once fulfilled); an undeferred one's is a dummy
-// that omp_fulfill_event accepts.
+// final(true) (omp_in_final); it does not start when its team or taskgroup was cancelled
+// (native_cancel.cpp); while it runs it has its own ICVs and identity (current_task(): nest locks;
+// TaskScope for an undeferred task, its node for a deferred one). A deferred detached task's
+// event is its node (complete once fulfilled); an undeferred one's is a dummy that
+// omp_fulfill_event accepts.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +40,8 @@ bool taskgroup_cancelled() { return taskgroup_cancelled(me().taskgroup); }
 
 bool taskgroup_cancelled(const TaskGroup* g) {
   if (g == nullptr) return false;
-  if (g->cancelled.load(std::memory_order_relaxed)) return true;
-  return g->workshare && g->prev != nullptr && g->prev->cancelled.load(std::memory_order_relaxed);
+  if (g->cancelled.load(std::memory_order_acquire)) return true;
+  return g->workshare && g->prev != nullptr && g->prev->cancelled.load(std::memory_order_acquire);
 }
 
 void taskgroup_end() {
@@ -60,7 +62,8 @@ extern "C" {
 void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
                    long arg_align, bool if_clause, unsigned flags, void** depend, int priority,
                    void* detach) {
-  if (taskgroup_cancelled()) return;  // as libgomp: a cancelled taskgroup starts no task
+  // As libgomp: a task met in a cancelled team or taskgroup is discarded (native_cancel.cpp).
+  if (task_cancelled() || taskgroup_cancelled()) return;
   bool detached = (flags & kTaskFlagDetach) != 0 && detach != nullptr;
   bool has_depend = (flags & kTaskFlagDepend) != 0;
   if (if_clause && task_deferrable(0)) {
@@ -93,10 +96,9 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
   ThreadState& s = me();
   TaskGroup* taskgroup = s.taskgroup;
   bool was_final = s.in_final;
-  const void* parent = s.task;
-  char self;  // the task's identity while it runs
+  char self;  // the task's identity while it runs (nest locks), with its own ICVs (icv-1.c)
+  TaskScope scope(&self);
   s.in_final = was_final || (flags & kTaskFlagFinal) != 0;
-  s.task = &self;
   if (cpyfn == nullptr) {
     fn(data);
   } else {
@@ -112,7 +114,6 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
   }
   s.in_final = was_final;  // the same thread: an undeferred task never migrates
   s.taskgroup = taskgroup;
-  s.task = parent;
 }
 
 void psn_GOMP_taskwait() { task_wait_children(); }

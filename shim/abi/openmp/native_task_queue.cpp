@@ -14,8 +14,19 @@
 // runs at once on the encountering thread: every dependence it may have is then met (a
 // conservative reading of the depend rules, which the specification allows). A detached task
 // is complete once its body returned and its event (its node) was fulfilled, by any thread.
-// While a task runs, the thread's current task, taskgroup, finality and node are the task's; its
-// thread number, and with it its task reduction copies, are the executing thread's.
+// While a task runs, the thread's current task (its identity: current_task(), which owns nest
+// locks), taskgroup, finality, node and ICVs (a copy of its encountering task's when it was
+// created, as libgomp's; what it sets stays its own) are the task's; its thread number, and with
+// it its task reduction copies, are the executing thread's.
+//
+// Cancellation (native_cancel.cpp decides it, as libgomp): a queued task that has not started
+// when its team was cancelled (`cancel parallel`) or its taskgroup was is taken off the queue
+// and completed without running, unless its data was copy-constructed (libgomp's
+// copy_ctors_done). The barrier is here too, with its cancellable form: `cancel parallel` sets
+// kBarCancelled in the team's bar_gen and wakes the team (team_cancel); cancellable waiters then
+// leave with true and later cancellable arrivals return at once, as libgomp's; plain waiters
+// leave only when the generation proper moves. The last member to arrive clears the team's
+// ws_cancelled (libgomp: at every team barrier).
 #include <limits.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -46,6 +57,7 @@ struct TaskNode {
   bool final = false;
   bool copied = false;    // its data came from a copy function
   bool implicit = false;  // an implicit task's node (freed at the region's end)
+  Icv icv;                // its data environment's ICVs while it runs
   // 1 for itself until it is complete, plus 1 per child not yet complete; freed at 0. While it
   // runs, its children are complete when this is 1.
   std::atomic<unsigned long> refs{1};
@@ -100,16 +112,20 @@ void run(TaskNode* n) {
   bool in_final = s.in_final;
   const void* task = s.task;
   TaskNode* node = s.node;
+  Icv icv = s.icv;
   s.taskgroup = n->taskgroup;
   s.in_final = n->final;
   s.task = n;
   s.node = n;
-  // A task of a cancelled taskgroup does not start, unless its data was copy-constructed.
-  if (n->copied || !taskgroup_cancelled(n->taskgroup)) n->fn(n->arg);
+  s.icv = n->icv;
+  // A task of a cancelled team or taskgroup does not start, unless its data was copy-constructed
+  // (libgomp runs those, so that the copies are destroyed).
+  if (n->copied || !(task_cancelled() || taskgroup_cancelled(n->taskgroup))) n->fn(n->arg);
   s.taskgroup = taskgroup;
   s.in_final = in_final;
   s.task = task;
   s.node = node;
+  s.icv = icv;
   end_hold(n);
 }
 
@@ -136,7 +152,8 @@ TaskNode* take(Team* t, Pick pick) {
 bool any(const TaskNode*) { return true; }
 
 // Runs the tasks pick accepts until done() holds; spins as the pool's idle workers do
-// (workers::kSpinNs), then sleeps on the team's task_event.
+// (wait_spin_ns(): workers::kSpinNs, 0 with OMP_WAIT_POLICY=passive), then sleeps on the team's
+// task_event.
 template <typename Done, typename Pick>
 void wait_until(Team* t, Done done, Pick pick) {
   long deadline = 0;
@@ -151,7 +168,7 @@ void wait_until(Team* t, Done done, Pick pick) {
     core::cpu_relax();
     if ((i & 63) != 0) continue;
     long now = now_ns();
-    if (deadline == 0) deadline = now + core::workers::kSpinNs;
+    if (deadline == 0) deadline = now + wait_spin_ns();
     if (now < deadline) continue;
     t->task_sleepers.fetch_add(1, std::memory_order_seq_cst);
     if (t->task_event.load(std::memory_order_seq_cst) == e) core::futex_wait(&t->task_event, e);
@@ -202,6 +219,7 @@ void task_submit(TaskNode* n, bool final, bool copied, bool depend) {
   n->final = final;
   n->copied = copied;
   n->taskgroup = s.taskgroup;
+  n->icv = s.icv;
   TaskNode* parent = implicit_node();
   if (depend) task_wait_children();  // every earlier sibling complete: its dependences are met
   n->parent = parent;
@@ -259,26 +277,62 @@ void region_member_end() {
   s.node = nullptr;
 }
 
-// Central barrier: every member counts itself in; whichever member then sees all arrived and no
-// task left resets the count (one wins the exchange) and bumps the generation.
-void team_barrier() {
-  ThreadState& s = me();
-  Team* t = s.team;
-  if (t == nullptr || t->n <= 1) return;
+namespace {
+
+// Central barrier: every member counts itself in (the last one clears ws_cancelled); whichever
+// member then sees all arrived and no task left resets the count (one wins the exchange) and
+// bumps the generation, kBarCancelled kept. Cancellable: true when the team was cancelled,
+// before the call (at once) or while waiting (the waiter leaves, queued tasks or not).
+bool barrier_wait(Team* t, bool cancellable) {
   uint32_t gen = t->bar_gen.load(std::memory_order_acquire);
-  t->bar_arrived.fetch_add(1, std::memory_order_acq_rel);
-  auto released = [t, gen] {
-    if (t->bar_gen.load(std::memory_order_acquire) != gen) return true;
+  if (cancellable && (gen & kBarCancelled) != 0) return true;
+  if (t->bar_arrived.fetch_add(1, std::memory_order_acq_rel) == t->n - 1)
+    t->ws_cancelled.store(false, std::memory_order_relaxed);  // libgomp: every team barrier
+  bool cancelled = false;
+  auto released = [t, gen, cancellable, &cancelled] {
+    uint32_t g = t->bar_gen.load(std::memory_order_acquire);
+    if (((g ^ gen) & ~kBarCancelled) != 0) return true;
+    if (cancellable && (g & kBarCancelled) != 0) return cancelled = true;
     uint32_t all = t->n;
     if (t->bar_arrived.load(std::memory_order_acquire) != all ||
         t->task_pending.load(std::memory_order_acquire) != 0)
       return false;
     if (!t->bar_arrived.compare_exchange_strong(all, 0, std::memory_order_acq_rel)) return false;
-    t->bar_gen.fetch_add(1, std::memory_order_seq_cst);
+    g = t->bar_gen.load(std::memory_order_relaxed);
+    while (!t->bar_gen.compare_exchange_weak(g, (g & kBarCancelled) | ((g + 1) & ~kBarCancelled),
+                                             std::memory_order_seq_cst)) {
+    }
     notify(t);
     return true;
   };
   wait_until(t, released, any);
+  return cancelled;
+}
+
+}  // namespace
+
+void team_barrier() {
+  Team* t = me().team;
+  if (t == nullptr) return;
+  if (t->n > 1) {
+    barrier_wait(t, false);
+  } else if (t->ws_cancelled.load(std::memory_order_relaxed)) {
+    t->ws_cancelled.store(false, std::memory_order_relaxed);  // the last (only) arrival
+  }
+}
+
+bool team_barrier_cancel() {
+  Team* t = me().team;
+  if (t == nullptr) return false;
+  if (t->n > 1) return barrier_wait(t, true);
+  if ((t->bar_gen.load(std::memory_order_acquire) & kBarCancelled) != 0) return true;
+  t->ws_cancelled.store(false, std::memory_order_relaxed);  // the last (only) arrival
+  return false;
+}
+
+void team_cancel(Team* t) {
+  if ((t->bar_gen.fetch_or(kBarCancelled, std::memory_order_seq_cst) & kBarCancelled) == 0)
+    notify(t);
 }
 
 }  // namespace poolshim::abi::openmp::native

@@ -23,6 +23,7 @@
 #include "base/private_library.h"
 #include "config/options.h"
 #include "diag/log.h"
+#include "report/report.h"
 
 namespace poolshim::abi::openmp {
 namespace {
@@ -93,6 +94,9 @@ extern "C" void* poolshim_openmp_resolve(poolshim::abi::openmp::Entry* entry) {
   using poolshim::diag::LogSite;
   void* target = entry->target.load(std::memory_order_acquire);
   if (target != nullptr) return target;
+  // The load-time report (at info): which modules carry a copy of libgomp's ABI that the preload
+  // cannot reach. Once per row's first call, so an OpenMP-only process is reported too.
+  poolshim::report::report_modules_once();
   const poolshim::config::Options& o = poolshim::config::options();
   if (o.openmp_native && (o.disabled & poolshim::config::kSurfaceOpenmp) == 0 &&
       (target = native::lookup(entry->name, entry->version)) != nullptr) {

@@ -1,0 +1,43 @@
+// omp_pause_resource and omp_pause_resource_all of the native runtime (omp-cancel), as libgomp's
+// (its target.c and team.c): on the host device (omp_get_initial_device(), which is the number
+// of devices) and outside any region, the threads that served teams are destroyed
+// (core::team::pause()), so threadprivate data starts afresh on them; -1 inside a region or for
+// a device number that does not exist; 0 for a real device (libgomp does nothing for them).
+#include "abi/openmp/native_state.h"
+#include "abi/openmp/openmp_entry.h"
+#include "core/team.h"
+
+namespace poolshim::abi::openmp::native {
+namespace {
+
+int num_devices() {
+  auto f = reinterpret_cast<int (*)()>(real_function("omp_get_num_devices", "OMP_4.0"));
+  return f ? f() : 0;
+}
+
+int pause_host() {
+  if (me().team != nullptr) return -1;  // libgomp: not inside a region (ts.level != 0)
+  return core::team::pause();
+}
+
+}  // namespace
+}  // namespace poolshim::abi::openmp::native
+
+using namespace poolshim::abi::openmp::native;
+
+extern "C" {
+
+int psn_omp_pause_resource(int kind, int device_num) {
+  (void)kind;
+  int devices = num_devices();
+  if (device_num == devices) return pause_host();
+  if (device_num < 0 || device_num >= devices) return -1;
+  return 0;
+}
+
+int psn_omp_pause_resource_all(int kind) {
+  (void)kind;
+  return pause_host() != 0 ? -1 : 0;
+}
+
+}  // extern "C"
