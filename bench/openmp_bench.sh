@@ -7,7 +7,10 @@
 #      (POOLSHIM_OPENMP=shim);
 #   2. the PyTorch mixed loop (bench/openmp_torch_loop.py, Debian python3-torch): XNNPACK op +
 #      aten op per iteration, without the shim, with OMP_WAIT_POLICY=passive, preloaded, native,
-#      and each op alone under the preload (the sum of its parts), with the results' digests.
+#      and each op alone under the preload (the sum of its parts), with the results' digests;
+#   3. task parallelism (bench/openmp_tasks_bench.c): single + 1000 tasks of ~10 us, the same
+#      work as taskloops, and 100 tasks that sleep 100 us, at 2 threads, on the four variants of
+#      1 (milliseconds, best of 5 per round, and how many threads ran the work).
 # Rounds interleave the variants. Writes OUT/openmp.md.
 # usage: bench/openmp_bench.sh SHIM OUT_DIR [ROUNDS]
 set -euo pipefail
@@ -17,6 +20,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 libomp=/usr/lib/x86_64-linux-gnu/libomp.so.5
 gcc -fopenmp -O2 "$here/openmp_overheads_bench.c" -o "$work/epcc"
+gcc -fopenmp -O2 "$here/openmp_tasks_bench.c" -o "$work/tasks"
 clean() { env -u LD_PRELOAD -u OMP_NUM_THREADS -u OMP_WAIT_POLICY -u POOLSHIM_OPENMP OMP_NUM_THREADS=2 "$@"; }
 declare -A variant=(
   [libgomp]=""
@@ -28,6 +32,7 @@ for r in $(seq 1 "$rounds"); do
   for v in "${order[@]}"; do
     [ "$v" = libomp ] && [ ! -e "$libomp" ] && continue
     clean env ${variant[$v]} "$work/epcc" 2000 | sed "s/^/$v /" >> "$work/epcc.txt"
+    clean env ${variant[$v]} "$work/tasks" 1000 10 5 | sed "s/^/$v /" >> "$work/tasks.txt"
   done
 done
 {
@@ -44,6 +49,20 @@ done
     for v in "${order[@]}"; do
       m=$(awk -v v="$v" -v c="$c" '$1==v && $2==c {print $3}' "$work/epcc.txt" | sort -g |
           awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}')
+      row="$row $m |"
+    done
+    echo "$row"
+  done
+  echo
+  echo "## Task parallelism, milliseconds (1000 x ~10 us of work), 2 threads: median (threads that ran work)"
+  echo
+  echo "| variant | libgomp | libomp (preloaded) | shim, forwarding | shim, native |"
+  echo "|---|---|---|---|---|"
+  for c in tasks taskloop-grainsize1 taskloop-2-per-thread tasks-sleep; do
+    row="| $c |"
+    for v in "${order[@]}"; do
+      m=$(awk -v v="$v" -v c="$c" '$1==v && $2==c {print $3, $4}' "$work/tasks.txt" | sort -g |
+          awk '{a[NR]=$1; u[NR]=$2} END {if (NR) print a[int((NR+1)/2)] " (" u[int((NR+1)/2)] ")"; else print "-"}')
       row="$row $m |"
     done
     echo "$row"

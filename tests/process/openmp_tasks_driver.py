@@ -31,6 +31,7 @@ def body(a):
             pu.check(out == outputs[0], f"OMP_NUM_THREADS={threads}, {name}: output as without "
                      f"the shim ({out!r} vs {outputs[0]!r})")
         pu.check("final_bad=0" in outputs[0], f"OMP_NUM_THREADS={threads}: omp_in_final's checks")
+        pu.check("spread=0" not in outputs[0], f"OMP_NUM_THREADS={threads}: two tasks at once")
 
 
 def main():

@@ -8,15 +8,14 @@
 // - `cancel parallel` sets kBarCancelled in the team's barrier generation and wakes the
 //   barrier: every cancellable barrier (GOMP_barrier_cancel, GOMP_loop_end_cancel,
 //   GOMP_sections_end_cancel) returns true from then on, waiters included; taskgroup and
-//   parallel cancellation points return true; tasks are discarded.
+//   parallel cancellation points return true; tasks are discarded, and queued ones that have
+//   not started do not start (native_task_queue.cpp, where the barrier is).
 // The compiler branches to the end of the construct on true.
-#include <limits.h>
 #include <pthread.h>
 #include <strings.h>
 
 #include "abi/openmp/native_state.h"
 #include "config/options.h"
-#include "core/futex.h"
 
 namespace poolshim::abi::openmp::native {
 namespace {
@@ -36,12 +35,6 @@ void read_cancel() {
 
 bool team_cancelled(const Team* t) {
   return t != nullptr && (t->bar_gen.load(std::memory_order_acquire) & kBarCancelled) != 0;
-}
-
-bool taskgroup_cancelled(const TaskGroup* g) {
-  if (g == nullptr) return false;
-  if (g->cancelled.load(std::memory_order_acquire)) return true;
-  return g->workshare && g->prev != nullptr && g->prev->cancelled.load(std::memory_order_acquire);
 }
 
 }  // namespace
@@ -103,9 +96,7 @@ bool psn_GOMP_cancel(int which, bool do_cancel) {
   }
   (void)kCancelParallel;
   if (t == nullptr) return true;  // libgomp would crash: an orphaned `cancel parallel`
-  if ((t->bar_gen.fetch_or(kBarCancelled, std::memory_order_seq_cst) & kBarCancelled) == 0 &&
-      t->bar_sleepers.load(std::memory_order_seq_cst) != 0)
-    poolshim::core::futex_wake(&t->bar_gen, INT_MAX);
+  team_cancel(t);  // kBarCancelled, and the team's waiters woken (native_task_queue.cpp)
   return true;
 }
 

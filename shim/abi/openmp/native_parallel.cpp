@@ -106,6 +106,7 @@ ThreadState enter(Team* t, unsigned m) {
   s.taskgroup = t->taskgroup;  // a new implicit task: GOMP_parallel_reductions' taskgroup or none
   s.in_final = false;
   s.task = nullptr;
+  s.node = nullptr;
   s.num_teams = t->num_teams;
   s.team_num = t->team_num;
   s.def_allocator = t->def_allocator;
@@ -121,6 +122,7 @@ void member_main(void* ctx, unsigned m) {
     me().ws_seq = 1;
   }
   t->fn(t->data);
+  region_member_end();  // the team's tasks are complete before a member leaves (omp-deferred)
   me() = saved;
 }
 
@@ -205,6 +207,7 @@ void psn_GOMP_parallel_start(void (*fn)(void*), void* data, unsigned num_threads
 
 void psn_GOMP_parallel_end() {
   Pending* p = static_cast<Pending*>(me().pending_region);
+  region_member_end();
   poolshim::core::team::join(p->gang);
   end_team(&p->team);
   me() = p->saved;

@@ -1,4 +1,5 @@
-// The native runtime's thread state, ICVs and team barrier (native_state.h).
+// The native runtime's thread state and ICVs (native_state.h; the team barrier is in
+// native_task_queue.cpp, with the tasks its members run).
 //
 // ICVs as libgomp reads them (its env.c, read for the rules, never copied): OMP_NUM_THREADS is
 // a list, one value per nesting level, its first value nthreads-var (default: the shim's
@@ -12,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "abi/openmp/native_state.h"
 #include "budget/budget.h"
@@ -186,73 +186,6 @@ void Lock::lock() {
 
 void Lock::unlock() {
   if (state.exchange(0, std::memory_order_release) == 2) core::futex_wake(&state, 1);
-}
-
-namespace {
-long now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-}  // namespace
-
-// Central barrier: the last to arrive resets the count, then bumps the generation. Waiters spin
-// as the pool's idle workers do (workers::kSpinNs; not at all with OMP_WAIT_POLICY=passive),
-// then sleep on the generation. `cancel
-// parallel` sets kBarCancelled in the generation word (native_cancel.cpp): cancellable waiters
-// leave with true, and later cancellable arrivals return at once, as libgomp's do; plain
-// waiters only leave when the generation proper moves.
-namespace {
-bool barrier_wait(Team* t, bool cancellable) {
-  uint32_t gen = t->bar_gen.load(std::memory_order_acquire);
-  if (cancellable && (gen & kBarCancelled) != 0) return true;
-  if (t->bar_arrived.fetch_add(1, std::memory_order_acq_rel) == t->n - 1) {
-    t->bar_arrived.store(0, std::memory_order_relaxed);
-    t->ws_cancelled.store(false, std::memory_order_relaxed);  // libgomp: every team barrier
-    uint32_t g = t->bar_gen.load(std::memory_order_relaxed);
-    while (!t->bar_gen.compare_exchange_weak(g, (g & kBarCancelled) | ((g + 1) & ~kBarCancelled),
-                                             std::memory_order_seq_cst)) {
-    }
-    if (t->bar_sleepers.load(std::memory_order_seq_cst) != 0)
-      core::futex_wake(&t->bar_gen, INT_MAX);
-    return false;
-  }
-  auto released = [&](uint32_t g) {
-    return ((g ^ gen) & ~kBarCancelled) != 0 || (cancellable && (g & kBarCancelled) != 0);
-  };
-  uint32_t g;
-  long deadline = now_ns() + wait_spin_ns();
-  for (unsigned i = 1; !released(g = t->bar_gen.load(std::memory_order_acquire)); ++i) {
-    core::cpu_relax();
-    if ((i & 63) == 0 && now_ns() > deadline) {
-      t->bar_sleepers.fetch_add(1, std::memory_order_seq_cst);
-      while (!released(g = t->bar_gen.load(std::memory_order_seq_cst)))
-        core::futex_wait(&t->bar_gen, g);
-      t->bar_sleepers.fetch_sub(1, std::memory_order_relaxed);
-      break;
-    }
-  }
-  return cancellable && (g & kBarCancelled) != 0;
-}
-}  // namespace
-
-void team_barrier() {
-  Team* t = me().team;
-  if (t == nullptr) return;
-  if (t->n > 1) {
-    barrier_wait(t, false);
-  } else if (t->ws_cancelled.load(std::memory_order_relaxed)) {
-    t->ws_cancelled.store(false, std::memory_order_relaxed);  // the last (only) arrival
-  }
-}
-
-bool team_barrier_cancel() {
-  Team* t = me().team;
-  if (t == nullptr) return false;
-  if (t->n > 1) return barrier_wait(t, true);
-  if ((t->bar_gen.load(std::memory_order_acquire) & kBarCancelled) != 0) return true;
-  t->ws_cancelled.store(false, std::memory_order_relaxed);  // the last (only) arrival
-  return false;
 }
 
 const void* current_task() {

@@ -34,14 +34,17 @@ struct WorkShare;
 
 // Tasks (omp-tasks area; native_task.cpp): a taskgroup of the calling thread's current task, as
 // libgomp's: GOMP_taskgroup_start pushes one (its reductions inherited from the enclosing one),
-// GOMP_taskgroup_end pops it. Tasks run undeferred, so the encountering thread's innermost
-// taskgroup is also the task's.
+// GOMP_taskgroup_end pops it, once the tasks bound to it (created in it, by its task or by their
+// descendants) are complete. A task's taskgroup is its encountering task's innermost one.
 struct TaskGroup {
   TaskGroup* prev = nullptr;
   uintptr_t* reductions = nullptr;  // task reductions in libgomp's layout (native_task_reduction)
   bool workshare = false;           // a worksharing construct's (ws_reductions_begin)
   std::atomic<bool> cancelled{false};
+  std::atomic<unsigned long> tasks{0};  // deferred tasks bound to it not yet complete
 };
+
+struct TaskNode;  // a deferred task (native_task_queue.cpp)
 
 struct Team {
   unsigned n = 1;             // members
@@ -52,10 +55,10 @@ struct Team {
   void (*fn)(void*) = nullptr;
   void* data = nullptr;
   Icv member_icv;  // each member's ICVs at the start (libgomp: the creator's copy)
-  // Barrier: arrivals in this generation; the generation (futex word). Written by members.
+  // Barrier: arrivals in this generation; the generation (kBarCancelled: the team was
+  // cancelled). Written by members; waiters sleep on task_event (native_task_queue.cpp).
   std::atomic<uint32_t> bar_arrived{0};
   std::atomic<uint32_t> bar_gen{0};
-  std::atomic<uint32_t> bar_sleepers{0};
   // Worksharing constructs in flight, by sequence number (under ws_lock).
   Lock ws_lock;
   WorkShare* ws_head = nullptr;
@@ -77,9 +80,22 @@ struct Team {
   std::atomic<unsigned long>* cg = nullptr;
   unsigned long cg_added = 0;
   // Cancellation (native_cancel.cpp): `cancel for`/`cancel sections` seen in the current
-  // construct (reset by the last arrival at its cancellable barrier); `cancel parallel` is
+  // construct (reset by the last arrival at every team barrier); `cancel parallel` is
   // kBarCancelled in bar_gen, which releases every cancellable barrier's waiters.
   std::atomic<bool> ws_cancelled{false};
+  // Deferred tasks (omp-deferred; native_task_queue.cpp): one FIFO queue under task_lock;
+  // task_pending counts the team's tasks not yet complete (queued, running, or detached and not
+  // yet fulfilled); task_event is the futex word every task wait sleeps on (bumped on each
+  // queued task, completed task and barrier release); task_inflight: completions still touching
+  // the team (its end waits for them).
+  Lock task_lock;
+  TaskNode* task_head = nullptr;
+  TaskNode* task_tail = nullptr;
+  std::atomic<unsigned long> task_queued{0};
+  std::atomic<unsigned long> task_pending{0};
+  std::atomic<unsigned> task_inflight{0};
+  std::atomic<uint32_t> task_event{0};
+  std::atomic<uint32_t> task_sleepers{0};
 };
 constexpr uint32_t kBarCancelled = 1u << 31;  // in Team::bar_gen; the generation is the rest
 
@@ -110,6 +126,9 @@ struct ThreadState {
   // def-allocator-var (native_alloc.cpp): 0 until omp_set_default_allocator (then libgomp's
   // default, OMP_ALLOCATOR's, applies); inherited by a region's members, as libgomp's.
   uintptr_t def_allocator = 0;
+  // Its node when the current task is deferred, or the implicit task's once it made a deferred
+  // task (its children's parent); nullptr before (omp-deferred, native_task_queue.cpp).
+  TaskNode* node = nullptr;
 };
 
 // The current task's identity (nest locks are owned by tasks): a task scope's tag, else the
@@ -138,8 +157,13 @@ const Icv& global_icv();
 // nthreads for a region at this nesting level (OMP_NUM_THREADS lists: one value per level).
 unsigned nthreads_for_level(unsigned level, unsigned fallback);
 
-// A barrier over the calling member's team (nothing for a team of 1).
+// A barrier over the calling member's team (nothing for a team of 1); members waiting in it run
+// the team's queued tasks, and it completes once every member arrived and the team has no task
+// left (native_task_queue.cpp). The last arrival clears the team's ws_cancelled.
 void team_barrier();
+// The end of the calling member's part of a region: runs the team's tasks until none is left
+// (native_task_queue.cpp). Called before it leaves the team.
+void region_member_end();
 // How long a waiter spins before it sleeps, in ns: the pool's workers::kSpinNs, 0 with
 // OMP_WAIT_POLICY=passive (libgomp: a spin count of 0).
 long wait_spin_ns();
@@ -148,8 +172,12 @@ long wait_spin_ns();
 // contention group what the region's size took from it.
 void end_team(Team* t);
 // A cancellable barrier (GOMP_barrier_cancel, the *_end_cancel ends): true when the region was
-// cancelled, before or while waiting (native_cancel.cpp).
+// cancelled, before or while waiting (native_task_queue.cpp, with team_barrier; its callers in
+// native_cancel.cpp). Its waiters run queued tasks too.
 bool team_barrier_cancel();
+// `cancel parallel` (native_cancel.cpp): sets kBarCancelled in t's barrier generation and wakes
+// every waiter of the team (they sleep on its task_event: native_task_queue.cpp).
+void team_cancel(Team* t);
 
 // Cancellation (native_cancel.cpp): cancel-var (OMP_CANCELLATION); whether a task met now is
 // discarded (its team or taskgroup was cancelled: GOMP_task does not run it); a region's end
@@ -203,6 +231,24 @@ void taskgroup_end();
 // taskgroup sets), or for a worksharing construct's taskgroup the one it is in (libgomp's rule):
 // a new task of it does not start.
 bool taskgroup_cancelled();
+bool taskgroup_cancelled(const TaskGroup* g);
+
+// Deferred tasks (native_task_queue.cpp). task_deferrable(): whether a new task of the calling
+// thread may be queued (a team of more than one, not inside a final task, fewer than libgomp's
+// 64 tasks per member pending; extra: tasks about to be created). task_alloc() makes a node with
+// room for arg_size bytes aligned to arg_align (its address: the task's event for detach);
+// task_submit() binds it to the calling thread's current task and taskgroup and queues it, or
+// with depend set waits until the earlier siblings are complete and runs it at once. copied:
+// its data came from a copy function (a cancelled taskgroup still runs it, as libgomp's).
+bool task_deferrable(unsigned long extra);
+TaskNode* task_alloc(void (*fn)(void*), long arg_size, long arg_align, bool detach, char** arg);
+void task_submit(TaskNode* node, bool final, bool copied, bool depend);
+// Waits, running queued tasks, until the calling task's children are complete (taskwait).
+void task_wait_children();
+// Waits, running queued tasks, until the tasks bound to g are complete (taskgroup end).
+void task_wait_group(TaskGroup* g);
+// omp_fulfill_event for a deferred task's event.
+void task_fulfill(TaskNode* node);
 // GOMP_taskgroup_reduction_register (native_task_reduction.cpp).
 void taskgroup_reduction_register(uintptr_t* data);
 // A parallel region whose members' implicit tasks start in `taskgroup` (GOMP_parallel_reductions;

@@ -1,16 +1,20 @@
 // Native tasks: GOMP_task, taskwait, taskyield, taskgroups, omp_in_final, omp_fulfill_event.
 //
-// Every task is undeferred: executed at once by the thread that meets it, which the
-// specification allows for any task and libgomp does for a thread outside a team, for if(0)
-// and for tasks inside a final task. Dependences are then met by program order (every sibling
-// that came before has finished), taskwait and the end of a taskgroup have nothing left to wait
-// for, and a task's private copy of a task reduction is its encountering thread's. What a task
-// carries, as libgomp's undeferred tasks do: its taskgroup is its encountering task's innermost
-// one; it is final when that task is or when it has final(true) (omp_in_final); it does not
-// start when its taskgroup was cancelled. A detached task's event is a dummy that
+// A task that may be deferred (native_task_queue.cpp's task_deferrable: in a team of more than
+// one, not inside a final task, if clause true) is queued in the team, or with depend clauses
+// run at once after its earlier siblings (native_task_queue.cpp explains both). Any other task
+// is undeferred, as libgomp's: executed at once by the thread that meets it (a thread outside a
+// team, if(0), inside a final task, or more than 64 tasks per member pending), after its earlier
+// siblings when it has depend clauses. What a task carries, as libgomp's do: its taskgroup is
+// its encountering task's innermost one; it is final when that task is or when it has
+// final(true) (omp_in_final); it does not start when its team or taskgroup was cancelled
+// (native_cancel.cpp); while it runs it has its own ICVs and identity (current_task(): nest locks;
+// TaskScope for an undeferred task, its node for a deferred one). A deferred detached task's
+// event is its node (complete once fulfilled); an undeferred one's is a dummy that
 // omp_fulfill_event accepts.
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "abi/openmp/native_state.h"
 
@@ -18,6 +22,7 @@ namespace poolshim::abi::openmp::native {
 namespace {
 
 constexpr unsigned kTaskFlagFinal = 1u << 1;    // GOMP_TASK_FLAG_FINAL (gomp-constants.h)
+constexpr unsigned kTaskFlagDepend = 1u << 3;   // GOMP_TASK_FLAG_DEPEND
 constexpr unsigned kTaskFlagDetach = 1u << 13;  // GOMP_TASK_FLAG_DETACH
 char g_dummy_event;
 
@@ -31,17 +36,19 @@ void taskgroup_start() {
   s.taskgroup = g;
 }
 
-bool taskgroup_cancelled() {
-  const TaskGroup* g = me().taskgroup;
+bool taskgroup_cancelled() { return taskgroup_cancelled(me().taskgroup); }
+
+bool taskgroup_cancelled(const TaskGroup* g) {
   if (g == nullptr) return false;
-  if (g->cancelled.load(std::memory_order_relaxed)) return true;
-  return g->workshare && g->prev != nullptr && g->prev->cancelled.load(std::memory_order_relaxed);
+  if (g->cancelled.load(std::memory_order_acquire)) return true;
+  return g->workshare && g->prev != nullptr && g->prev->cancelled.load(std::memory_order_acquire);
 }
 
 void taskgroup_end() {
   ThreadState& s = me();
   TaskGroup* g = s.taskgroup;
   if (g == nullptr) return;
+  task_wait_group(g);
   s.taskgroup = g->prev;
   delete g;
 }
@@ -57,7 +64,32 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
                    void* detach) {
   // As libgomp: a task met in a cancelled team or taskgroup is discarded (native_cancel.cpp).
   if (task_cancelled() || taskgroup_cancelled()) return;
-  if ((flags & kTaskFlagDetach) != 0 && detach != nullptr) {
+  bool detached = (flags & kTaskFlagDetach) != 0 && detach != nullptr;
+  bool has_depend = (flags & kTaskFlagDepend) != 0;
+  if (if_clause && task_deferrable(0)) {
+    char* arg;
+    TaskNode* node = task_alloc(fn, arg_size, arg_align, detached, &arg);
+    if (detached) {
+      *static_cast<void**>(detach) = node;
+      if (data != nullptr) *static_cast<void**>(data) = node;  // as libgomp
+    }
+    bool final = (flags & kTaskFlagFinal) != 0;
+    if (cpyfn != nullptr) {
+      ThreadState& s = me();
+      const void* parent = s.task;
+      s.in_final = final;  // the copy runs as the new task (libgomp: thr->task)
+      s.task = node;
+      cpyfn(arg, data);
+      s.in_final = false;  // task_deferrable: the encountering task is not final
+      s.task = parent;
+    } else if (arg_size > 0) {
+      memcpy(arg, data, static_cast<size_t>(arg_size));
+    }
+    task_submit(node, final, cpyfn != nullptr, has_depend);
+    return;
+  }
+  if (has_depend) task_wait_children();  // its dependences on deferred siblings are met
+  if (detached) {
     *static_cast<void**>(detach) = &g_dummy_event;
     if (data != nullptr) *static_cast<void**>(data) = &g_dummy_event;  // as libgomp
   }
@@ -84,12 +116,14 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
   s.taskgroup = taskgroup;
 }
 
-void psn_GOMP_taskwait() {}
-void psn_GOMP_taskwait_depend(void**) {}
+void psn_GOMP_taskwait() { task_wait_children(); }
+void psn_GOMP_taskwait_depend(void**) { task_wait_children(); }  // every child: a superset
 void psn_GOMP_taskyield() {}
 void psn_GOMP_taskgroup_start() { taskgroup_start(); }
 void psn_GOMP_taskgroup_end() { taskgroup_end(); }
-void psn_omp_fulfill_event(void*) {}
+void psn_omp_fulfill_event(void* event) {
+  if (event != nullptr && event != &g_dummy_event) task_fulfill(static_cast<TaskNode*>(event));
+}
 int psn_omp_in_final() { return me().in_final ? 1 : 0; }
 
 }  // extern "C"

@@ -3,11 +3,14 @@
 // The iterations are split into tasks exactly as libgomp's taskloop.c splits them (read for the
 // arithmetic, never copied): grainsize(g) gives n / g tasks of g iterations or more (strict:
 // tasks of g, the last one the rest), num_tasks(k) (default: the team's size) k tasks, the first
-// n % k of them one iteration longer. The tasks then run undeferred, one after the other, on the
-// encountering thread (native_task.cpp). Each task gets its own copy of the data, as libgomp's
-// deferred tasks do (with a copy function all copies are made first, then the tasks run), so a
-// task's firstprivate changes never reach the next task. Unless nogroup, the tasks run in a
-// taskgroup, in which a reduction clause's array is registered (native_task_reduction.cpp).
+// n % k of them one iteration longer. As libgomp's, the tasks are deferred (queued in the team,
+// native_task_queue.cpp) when the if clause is true, the team has more than one member, the
+// encountering task is not final and the team's pending tasks with these stay within 64 per
+// member; else they run undeferred, one after the other, on the encountering thread. Each task
+// gets its own copy of the data, as libgomp's do (undeferred with a copy function: all copies
+// are made first, then the tasks run), so a task's firstprivate changes never reach the next
+// task. Unless nogroup, the tasks run in a taskgroup, in which a reduction clause's array is
+// registered (native_task_reduction.cpp).
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@ namespace {
 constexpr unsigned kFlagFinal = 1u << 1;
 constexpr unsigned kFlagUp = 1u << 8;
 constexpr unsigned kFlagGrainsize = 1u << 9;
+constexpr unsigned kFlagIf = 1u << 10;
 constexpr unsigned kFlagNogroup = 1u << 11;
 constexpr unsigned kFlagReduction = 1u << 12;
 constexpr unsigned kFlagStrict = 1u << 14;
@@ -131,6 +135,29 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
   bool was_final = s.in_final;
   bool task_final = was_final || (flags & kFlagFinal) != 0;
   const void* parent = s.task;
+  if ((flags & kFlagIf) != 0 && task_deferrable(num_tasks)) {
+    for (unsigned long i = 0; i < num_tasks; ++i) {
+      char* arg;
+      TaskNode* node = task_alloc(fn, arg_size, arg_align, false, &arg);
+      if (cpyfn != nullptr) {
+        s.in_final = task_final;  // the copy runs as the new task (libgomp: thr->task)
+        s.task = node;
+        cpyfn(arg, data);
+        s.in_final = was_final;
+        s.task = parent;
+      } else {
+        memcpy(arg, data, static_cast<size_t>(arg_size));
+      }
+      T* bounds = reinterpret_cast<T*>(arg);
+      bounds[0] = start;
+      start += task_step;
+      bounds[1] = start;
+      if (i == nfirst) task_step = nfirst_task_step;
+      task_submit(node, task_final, cpyfn != nullptr, false);
+    }
+    if (group) taskgroup_end();
+    return;
+  }
   char self;  // the tasks' identity (one at a time: they run one after the other)
   size_t align = static_cast<size_t>(arg_align);
   size_t size = (static_cast<size_t>(arg_size) + align - 1) & ~(align - 1);

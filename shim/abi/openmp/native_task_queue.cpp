@@ -1,0 +1,338 @@
+// Deferred tasks of the native runtime: a team's task queue, the task scheduling points that run
+// it (the team barrier, taskwait, the end of a taskgroup, a region's end) and task completion.
+//
+// As libgomp (its task.c and team.c, read for the semantics, never copied): a task created in a
+// team of more than one, with a true if clause, not inside a final task, while the team has at
+// most 64 tasks per member pending, is deferred: its data is copied into its node (with the copy
+// function, else bytewise), it is bound to its encountering task (its parent, whose taskwait
+// waits for it) and to that task's innermost taskgroup, and queued in the team (one FIFO under
+// one lock; priorities are ignored, which the specification allows). Members run queued tasks
+// while they wait: in a barrier (any task; the barrier completes once every member arrived and
+// the team has no task left), in taskwait (the waiting task's children), at the end of a
+// taskgroup (the taskgroup's tasks) and at the end of the region (any, until none is left). A
+// task with depend clauses waits at its creation until every earlier sibling is complete, then
+// runs at once on the encountering thread: every dependence it may have is then met (a
+// conservative reading of the depend rules, which the specification allows). A detached task
+// is complete once its body returned and its event (its node) was fulfilled, by any thread.
+// While a task runs, the thread's current task (its identity: current_task(), which owns nest
+// locks), taskgroup, finality, node and ICVs (a copy of its encountering task's when it was
+// created, as libgomp's; what it sets stays its own) are the task's; its thread number, and with
+// it its task reduction copies, are the executing thread's.
+//
+// Cancellation (native_cancel.cpp decides it, as libgomp): a queued task that has not started
+// when its team was cancelled (`cancel parallel`) or its taskgroup was is taken off the queue
+// and completed without running, unless its data was copy-constructed (libgomp's
+// copy_ctors_done). The barrier is here too, with its cancellable form: `cancel parallel` sets
+// kBarCancelled in the team's bar_gen and wakes the team (team_cancel); cancellable waiters then
+// leave with true and later cancellable arrivals return at once, as libgomp's; plain waiters
+// leave only when the generation proper moves. The last member to arrive clears the team's
+// ws_cancelled (libgomp: at every team barrier).
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <new>
+
+#include "abi/openmp/native_state.h"
+#include "core/futex.h"
+#include "core/workers.h"
+
+// 0 at compile time (-DPOOLSHIM_OPENMP_DEFERRED_TASKS=0): every task undeferred, as before
+// deferred tasks (for comparisons; the scheduling points then find nothing queued).
+#ifndef POOLSHIM_OPENMP_DEFERRED_TASKS
+#define POOLSHIM_OPENMP_DEFERRED_TASKS 1
+#endif
+
+namespace poolshim::abi::openmp::native {
+
+struct TaskNode {
+  TaskNode* next = nullptr;  // in the team's queue
+  void (*fn)(void*) = nullptr;
+  char* arg = nullptr;  // its data, inside the node's allocation
+  Team* team = nullptr;
+  TaskNode* parent = nullptr;  // its encountering task's node
+  TaskGroup* taskgroup = nullptr;
+  bool final = false;
+  bool copied = false;    // its data came from a copy function
+  bool implicit = false;  // an implicit task's node (freed at the region's end)
+  Icv icv;                // its data environment's ICVs while it runs
+  // 1 for itself until it is complete, plus 1 per child not yet complete; freed at 0. While it
+  // runs, its children are complete when this is 1.
+  std::atomic<unsigned long> refs{1};
+  // What its completion still waits for: its body, and when detached its event.
+  std::atomic<unsigned> holds{1};
+};
+
+namespace {
+
+constexpr unsigned long kPendingPerMember = 64;  // libgomp's bound before tasks run undeferred
+
+long now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+// Something a task wait may be waiting for changed.
+void notify(Team* t) {
+  t->task_event.fetch_add(1, std::memory_order_seq_cst);
+  if (t->task_sleepers.load(std::memory_order_seq_cst) != 0)
+    core::futex_wake(&t->task_event, INT_MAX);
+}
+
+void release(TaskNode* n) {
+  if (n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    n->~TaskNode();
+    free(n);
+  }
+}
+
+void complete(TaskNode* n) {
+  Team* t = n->team;
+  TaskNode* parent = n->parent;
+  TaskGroup* g = n->taskgroup;
+  t->task_inflight.fetch_add(1, std::memory_order_acq_rel);
+  if (g != nullptr) g->tasks.fetch_sub(1, std::memory_order_acq_rel);
+  release(n);
+  release(parent);  // an implicit task's node never reaches 0 here (its owner frees it)
+  t->task_pending.fetch_sub(1, std::memory_order_acq_rel);
+  notify(t);
+  t->task_inflight.fetch_sub(1, std::memory_order_release);
+}
+
+void end_hold(TaskNode* n) {
+  if (n->holds.fetch_sub(1, std::memory_order_acq_rel) == 1) complete(n);
+}
+
+void run(TaskNode* n) {
+  ThreadState& s = me();
+  TaskGroup* taskgroup = s.taskgroup;
+  bool in_final = s.in_final;
+  const void* task = s.task;
+  TaskNode* node = s.node;
+  Icv icv = s.icv;
+  s.taskgroup = n->taskgroup;
+  s.in_final = n->final;
+  s.task = n;
+  s.node = n;
+  s.icv = n->icv;
+  // A task of a cancelled team or taskgroup does not start, unless its data was copy-constructed
+  // (libgomp runs those, so that the copies are destroyed).
+  if (n->copied || !(task_cancelled() || taskgroup_cancelled(n->taskgroup))) n->fn(n->arg);
+  s.taskgroup = taskgroup;
+  s.in_final = in_final;
+  s.task = task;
+  s.node = node;
+  s.icv = icv;
+  end_hold(n);
+}
+
+// The first queued task that pick accepts, taken off the queue; nullptr if none.
+template <typename Pick>
+TaskNode* take(Team* t, Pick pick) {
+  if (t->task_queued.load(std::memory_order_acquire) == 0) return nullptr;
+  t->task_lock.lock();
+  TaskNode* prev = nullptr;
+  TaskNode* n = t->task_head;
+  while (n != nullptr && !pick(n)) {
+    prev = n;
+    n = n->next;
+  }
+  if (n != nullptr) {
+    (prev != nullptr ? prev->next : t->task_head) = n->next;
+    if (t->task_tail == n) t->task_tail = prev;
+    t->task_queued.fetch_sub(1, std::memory_order_relaxed);
+  }
+  t->task_lock.unlock();
+  return n;
+}
+
+bool any(const TaskNode*) { return true; }
+
+// Runs the tasks pick accepts until done() holds; spins as the pool's idle workers do
+// (wait_spin_ns(): workers::kSpinNs, 0 with OMP_WAIT_POLICY=passive), then sleeps on the team's
+// task_event.
+template <typename Done, typename Pick>
+void wait_until(Team* t, Done done, Pick pick) {
+  long deadline = 0;
+  for (unsigned i = 1;; ++i) {
+    uint32_t e = t->task_event.load(std::memory_order_acquire);
+    if (done()) return;
+    if (TaskNode* n = take(t, pick)) {
+      run(n);
+      deadline = 0;
+      continue;
+    }
+    core::cpu_relax();
+    if ((i & 63) != 0) continue;
+    long now = now_ns();
+    if (deadline == 0) deadline = now + wait_spin_ns();
+    if (now < deadline) continue;
+    t->task_sleepers.fetch_add(1, std::memory_order_seq_cst);
+    if (t->task_event.load(std::memory_order_seq_cst) == e) core::futex_wait(&t->task_event, e);
+    t->task_sleepers.fetch_sub(1, std::memory_order_relaxed);
+  }
+}
+
+TaskNode* implicit_node() {
+  ThreadState& s = me();
+  if (s.node == nullptr) {
+    void* mem = malloc(sizeof(TaskNode));
+    if (mem == nullptr) abort();  // as libgomp's gomp_malloc
+    s.node = new (mem) TaskNode;
+    s.node->implicit = true;
+    s.node->team = s.team;
+  }
+  return s.node;
+}
+
+}  // namespace
+
+bool task_deferrable(unsigned long extra) {
+  if (!POOLSHIM_OPENMP_DEFERRED_TASKS) return false;
+  const ThreadState& s = me();
+  const Team* t = s.team;
+  return t != nullptr && t->n > 1 && !s.in_final &&
+         t->task_pending.load(std::memory_order_relaxed) + extra <= kPendingPerMember * t->n;
+}
+
+TaskNode* task_alloc(void (*fn)(void*), long arg_size, long arg_align, bool detach, char** arg) {
+  size_t align = arg_align > 1 ? static_cast<size_t>(arg_align) : 1;
+  size_t size = arg_size > 0 ? static_cast<size_t>(arg_size) : 0;
+  void* mem = malloc(sizeof(TaskNode) + size + align - 1);
+  if (mem == nullptr) abort();  // as libgomp's gomp_malloc
+  TaskNode* n = new (mem) TaskNode;
+  n->fn = fn;
+  n->arg = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(n + 1) + align - 1) &
+                                   ~static_cast<uintptr_t>(align - 1));
+  if (detach) n->holds.store(2, std::memory_order_relaxed);
+  *arg = n->arg;
+  return n;
+}
+
+void task_submit(TaskNode* n, bool final, bool copied, bool depend) {
+  ThreadState& s = me();
+  Team* t = s.team;
+  n->team = t;
+  n->final = final;
+  n->copied = copied;
+  n->taskgroup = s.taskgroup;
+  n->icv = s.icv;
+  TaskNode* parent = implicit_node();
+  if (depend) task_wait_children();  // every earlier sibling complete: its dependences are met
+  n->parent = parent;
+  parent->refs.fetch_add(1, std::memory_order_relaxed);
+  if (n->taskgroup != nullptr) n->taskgroup->tasks.fetch_add(1, std::memory_order_relaxed);
+  t->task_pending.fetch_add(1, std::memory_order_acq_rel);
+  if (depend) {
+    run(n);
+    return;
+  }
+  t->task_lock.lock();
+  (t->task_tail != nullptr ? t->task_tail->next : t->task_head) = n;
+  t->task_tail = n;
+  t->task_queued.fetch_add(1, std::memory_order_release);
+  t->task_lock.unlock();
+  notify(t);
+}
+
+void task_wait_children() {
+  ThreadState& s = me();
+  TaskNode* p = s.node;
+  if (p == nullptr || p->refs.load(std::memory_order_acquire) == 1) return;
+  wait_until(
+      s.team, [p] { return p->refs.load(std::memory_order_acquire) == 1; },
+      [p](const TaskNode* n) { return n->parent == p; });
+}
+
+void task_wait_group(TaskGroup* g) {
+  if (g->tasks.load(std::memory_order_acquire) == 0) return;
+  wait_until(
+      me().team, [g] { return g->tasks.load(std::memory_order_acquire) == 0; },
+      [g](const TaskNode* n) { return n->taskgroup == g; });
+}
+
+void task_fulfill(TaskNode* n) { end_hold(n); }
+
+void region_member_end() {
+  ThreadState& s = me();
+  Team* t = s.team;
+  if (t == nullptr) return;
+  if (t->task_pending.load(std::memory_order_acquire) != 0)
+    wait_until(
+        t, [t] { return t->task_pending.load(std::memory_order_acquire) == 0; }, any);
+  // A completion's last steps (its notify) follow its decrement of task_pending: brief, and
+  // not notified, so spun on.
+  for (unsigned i = 1; t->task_inflight.load(std::memory_order_acquire) != 0; ++i)
+    if ((i & 1023) == 0)
+      sched_yield();
+    else
+      core::cpu_relax();
+  if (s.node != nullptr && s.node->implicit) {
+    s.node->~TaskNode();
+    free(s.node);
+  }
+  s.node = nullptr;
+}
+
+namespace {
+
+// Central barrier: every member counts itself in (the last one clears ws_cancelled); whichever
+// member then sees all arrived and no task left resets the count (one wins the exchange) and
+// bumps the generation, kBarCancelled kept. Cancellable: true when the team was cancelled,
+// before the call (at once) or while waiting (the waiter leaves, queued tasks or not).
+bool barrier_wait(Team* t, bool cancellable) {
+  uint32_t gen = t->bar_gen.load(std::memory_order_acquire);
+  if (cancellable && (gen & kBarCancelled) != 0) return true;
+  if (t->bar_arrived.fetch_add(1, std::memory_order_acq_rel) == t->n - 1)
+    t->ws_cancelled.store(false, std::memory_order_relaxed);  // libgomp: every team barrier
+  bool cancelled = false;
+  auto released = [t, gen, cancellable, &cancelled] {
+    uint32_t g = t->bar_gen.load(std::memory_order_acquire);
+    if (((g ^ gen) & ~kBarCancelled) != 0) return true;
+    if (cancellable && (g & kBarCancelled) != 0) return cancelled = true;
+    uint32_t all = t->n;
+    if (t->bar_arrived.load(std::memory_order_acquire) != all ||
+        t->task_pending.load(std::memory_order_acquire) != 0)
+      return false;
+    if (!t->bar_arrived.compare_exchange_strong(all, 0, std::memory_order_acq_rel)) return false;
+    g = t->bar_gen.load(std::memory_order_relaxed);
+    while (!t->bar_gen.compare_exchange_weak(g, (g & kBarCancelled) | ((g + 1) & ~kBarCancelled),
+                                             std::memory_order_seq_cst)) {
+    }
+    notify(t);
+    return true;
+  };
+  wait_until(t, released, any);
+  return cancelled;
+}
+
+}  // namespace
+
+void team_barrier() {
+  Team* t = me().team;
+  if (t == nullptr) return;
+  if (t->n > 1) {
+    barrier_wait(t, false);
+  } else if (t->ws_cancelled.load(std::memory_order_relaxed)) {
+    t->ws_cancelled.store(false, std::memory_order_relaxed);  // the last (only) arrival
+  }
+}
+
+bool team_barrier_cancel() {
+  Team* t = me().team;
+  if (t == nullptr) return false;
+  if (t->n > 1) return barrier_wait(t, true);
+  if ((t->bar_gen.load(std::memory_order_acquire) & kBarCancelled) != 0) return true;
+  t->ws_cancelled.store(false, std::memory_order_relaxed);  // the last (only) arrival
+  return false;
+}
+
+void team_cancel(Team* t) {
+  if ((t->bar_gen.fetch_or(kBarCancelled, std::memory_order_seq_cst) & kBarCancelled) == 0)
+    notify(t);
+}
+
+}  // namespace poolshim::abi::openmp::native
