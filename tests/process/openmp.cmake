@@ -3,7 +3,8 @@
 #    preloaded with POOLSHIM_DISABLE=openmp, at several OMP_NUM_THREADS (openmp_driver.py);
 #  - process.openmp.tasks: the same comparison for tasks (openmp_tasks_driver.py);
 #  - process.openmp.libgomp_subset: a fast subset of GCC's own libgomp testsuite, without and
-#    with the preload (scripts/libgomp_suite.py --subset; the full run is scripts/libgomp_suite.sh).
+#    with the preload, forwarding and native (scripts/libgomp_suite.py --subset --native; the
+#    full run is scripts/libgomp_suite.sh).
 #    Skipped where Debian's gcc-12-source is not installed (scripts/deps.sh openmp).
 
 poolshim_missing(_why PYTHON)
@@ -53,7 +54,7 @@ file(GLOB _gcc_tarball /usr/src/gcc-12/gcc-12*.tar.xz)
 if(_gcc_tarball AND NOT POOLSHIM_SANITIZE)
   add_test(NAME process.openmp.libgomp_subset
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/libgomp_suite.py
-      --shim $<TARGET_FILE:poolshim> --work ${PROJECT_BINARY_DIR}/libgomp-subset --subset 16
+      --shim $<TARGET_FILE:poolshim> --work ${PROJECT_BINARY_DIR}/libgomp-subset --subset 16 --native
       --timeout 60)
   set_tests_properties(process.openmp.libgomp_subset PROPERTIES TIMEOUT 900 LABELS "process;openmp")
 else()
