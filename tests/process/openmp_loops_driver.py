@@ -7,28 +7,23 @@ libgomp, each line must equal the run without the shim, at OMP_NUM_THREADS=1, 2,
 """
 import argparse
 
+import openmp_modes as om
 import proc_util as pu
 
 
+def differing_lines(want, got):
+    w, g = want.splitlines(), got.splitlines()
+    diff = [f"{x!r} vs {y!r}" for x, y in zip(w, g) if x != y][:2]
+    return f"{len(g)} lines for {len(w)}; {diff}"
+
+
 def body(a):
-    modes = [("without the shim", {}),
-             ("preloaded", {"LD_PRELOAD": a.shim}),
-             ("preloaded, POOLSHIM_OPENMP=shim", {"LD_PRELOAD": a.shim, "POOLSHIM_OPENMP": "shim"})]
+    m = om.modes(a.shim)
     for threads in ("1", "2", "3", "4"):
-        outputs = []
-        for name, env in modes:
-            r = pu.run([a.program], pu.clean_env(**env, OMP_NUM_THREADS=threads), what=a.program,
-                       timeout=a.timeout)
-            pu.check(r.returncode == 0, f"OMP_NUM_THREADS={threads}, {name}: exit 0 "
-                     f"(rc={r.returncode}, stderr={r.stderr[-300:]!r})")
-            outputs.append(r.stdout)
+        outputs = [r.stdout for r in om.run_each(a.program, m, threads, a.timeout)]
         pu.check(f"threads={threads}\n" in outputs[0] and "mem=0" not in outputs[0],
                  f"OMP_NUM_THREADS={threads}: the program's own checks hold")
-        for (name, _), out in zip(modes[1:], outputs[1:]):
-            want, got = outputs[0].splitlines(), out.splitlines()
-            diff = [f"{w!r} vs {g!r}" for w, g in zip(want, got) if w != g][:2]
-            pu.check(out == outputs[0], f"OMP_NUM_THREADS={threads}, {name}: output as without "
-                     f"the shim ({len(got)} lines for {len(want)}; {diff})")
+        om.check_alike(m, outputs, threads, differing_lines)
         print(f"OMP_NUM_THREADS={threads}: {len(outputs[0].splitlines())} lines alike")
 
 

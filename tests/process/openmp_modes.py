@@ -1,0 +1,40 @@
+"""What the OpenMP process drivers share (openmp_driver.py, openmp_tasks_driver.py,
+openmp_loops_driver.py): the modes a program runs in, one run of the program in each mode at one
+OMP_NUM_THREADS, and the check that every mode printed what the run without the shim printed.
+"""
+import proc_util as pu
+
+
+def modes(shim, disable=False):
+    """Without the shim, preloaded (forwarding), [POOLSHIM_DISABLE=openmp,] and native."""
+    m = [("without the shim", {}), ("preloaded", {"LD_PRELOAD": shim})]
+    if disable:
+        m.append(("preloaded, POOLSHIM_DISABLE=openmp",
+                  {"LD_PRELOAD": shim, "POOLSHIM_DISABLE": "openmp"}))
+    m.append(("preloaded, POOLSHIM_OPENMP=shim", {"LD_PRELOAD": shim, "POOLSHIM_OPENMP": "shim"}))
+    return m
+
+
+def run_each(program, mode_list, threads, timeout, log=None):
+    """Runs program once per mode (OMP_NUM_THREADS=threads unless None); checks exit 0 and, with
+    a log, that the native mode says so. Returns the results, in mode order."""
+    extra = {"OMP_NUM_THREADS": threads} if threads else {}
+    results = []
+    for name, env in mode_list:
+        r = pu.run([program], pu.clean_env(**env, **extra), what=program, log=log, timeout=timeout)
+        pu.check(r.returncode == 0, f"OMP_NUM_THREADS={threads}, {name}: exit 0 "
+                 f"(rc={r.returncode}, stderr={r.stderr[-300:]!r})")
+        if log and env.get("POOLSHIM_OPENMP") == "shim":
+            pu.check("regions run on the shim's workers" in r.log,
+                     f"OMP_NUM_THREADS={threads}, {name}: the log says native ({r.log!r})")
+        results.append(r)
+    return results
+
+
+def check_alike(mode_list, outputs, threads, detail=None):
+    """Every mode's output equals the first's (without the shim). detail(want, got): the text
+    shown on a difference (default: both outputs)."""
+    for (name, _), out in zip(mode_list[1:], outputs[1:]):
+        shown = detail(outputs[0], out) if detail else f"{out!r} vs {outputs[0]!r}"
+        pu.check(out == outputs[0], f"OMP_NUM_THREADS={threads}, {name}: output as without "
+                 f"the shim ({shown})")
