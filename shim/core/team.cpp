@@ -48,6 +48,12 @@ namespace {
 constexpr unsigned kSlots = 32;
 constexpr unsigned kAffine = 32;               // seats with a preferred thread (the mask's bits)
 constexpr long kPreferNs = 50L * 1000 * 1000;  // how long a seat waits for its thread
+// How long open seats wait for available pool workers (workers::available(): idle, or started
+// and not yet looking) before gang threads beyond the budget serve them. A worker started by
+// this gang can take longer than the short wait to run for the first time; a gang thread
+// started for its seat instead stays, and then spins beside it on a machine that has no core
+// for either (the empty parallel at 2 threads went from 0.5 to 1.9 us for the process's life).
+constexpr long kIdleWaitNs = 100L * 1000 * 1000;
 
 struct Slot {
   // {generation:32, members:16, next seat:16}; members == 0: the slot is closed. Written by the
@@ -72,6 +78,10 @@ std::atomic<uint32_t> g_open{0};
 // Bumped when a gang needs gang threads; they sleep on it.
 std::atomic<uint32_t> g_gang_epoch{0};
 std::atomic<uint32_t> g_gang_sleepers{0};
+// Gang threads spinning on the epoch, and started but not yet looking: with the sleepers, the
+// gang threads that will look for seats soon (fill_with_gang_threads starts no more for them).
+std::atomic<uint32_t> g_gang_spinners{0};
+std::atomic<uint32_t> g_gang_starting{0};
 std::atomic<size_t> g_extra{0};  // gang threads started (workers beyond the budget)
 
 // Serving threads' ids (1, 2, ...), given on first serve.
@@ -219,17 +229,20 @@ bool serve_any() {
 
 // A gang thread: serve seats; spin like a pool worker, then sleep on the gang epoch.
 void* gang_thread_main(void*) {
+  g_gang_starting.fetch_sub(1, std::memory_order_relaxed);
   for (;;) {
     uint32_t seen = g_gang_epoch.load(std::memory_order_acquire);
     if (retire_if_paused()) return nullptr;
     if (serve_any()) continue;
     long deadline = now_ns() + workers::kSpinNs;
     bool moved = false;
+    g_gang_spinners.fetch_add(1, std::memory_order_relaxed);
     for (unsigned i = 1; !moved; ++i) {
       cpu_relax();
       moved = g_gang_epoch.load(std::memory_order_relaxed) != seen;
       if ((i & 63) == 0 && now_ns() > deadline) break;
     }
+    g_gang_spinners.fetch_sub(1, std::memory_order_relaxed);
     if (moved) continue;
     g_gang_sleepers.fetch_add(1, std::memory_order_seq_cst);
     if (g_gang_epoch.load(std::memory_order_seq_cst) == seen) futex_wait(&g_gang_epoch, seen);
@@ -247,10 +260,14 @@ bool start_gang_thread() {
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_t t;
+  g_gang_starting.fetch_add(1, std::memory_order_relaxed);  // before the thread can subtract it
   int err = pthread_create(&t, &attr, gang_thread_main, nullptr);
   pthread_attr_destroy(&attr);
   pthread_sigmask(SIG_SETMASK, &saved, nullptr);
-  if (err != 0) return false;
+  if (err != 0) {
+    g_gang_starting.fetch_sub(1, std::memory_order_relaxed);
+    return false;
+  }
   pthread_setname_np(t, "poolshim-team");
   size_t n = g_extra.fetch_add(1, std::memory_order_relaxed) + 1;
   diag::log_once(diag::LogSite::team_extra_threads, diag::LogLevel::info,
@@ -283,13 +300,28 @@ unsigned unclaimed(const Slot& s, unsigned members) {
   return static_cast<unsigned>(__builtin_popcount(free)) + (next < members ? members - next : 0);
 }
 
-void fill_with_gang_threads(Slot& s, unsigned members) {
+// No more are started than seats are left beyond the threads that will look for one soon:
+// gang threads starting, and (discount_idle, until the gang waited kIdleWaitNs for them) idle
+// gang threads and available pool workers, less the members that already returned (idle
+// again, perhaps, but a thread serves one seat of a gang). Returns how many it started; the
+// caller looks again after a while (those threads may have gone to other work meanwhile).
+unsigned fill_with_gang_threads(Slot& s, unsigned members, bool discount_idle) {
   wake_gang_threads();
   long deadline = now_ns() + 20 * 1000;
   while (now_ns() < deadline && unclaimed(s, members) != 0) cpu_relax();
+  size_t idle = 0;
+  if (discount_idle) {
+    idle = g_gang_sleepers.load(std::memory_order_seq_cst) +
+           g_gang_spinners.load(std::memory_order_relaxed) + workers::available();
+    size_t returned = s.done.load(std::memory_order_acquire);
+    idle = idle > returned ? idle - returned : 0;
+  }
+  size_t coming = g_gang_starting.load(std::memory_order_relaxed) + idle;
   unsigned open = unclaimed(s, members);
-  for (unsigned i = 0; i < open; ++i)
-    if (!start_gang_thread()) break;
+  open = coming >= open ? 0 : open - static_cast<unsigned>(coming);
+  unsigned started = 0;
+  while (started < open && start_gang_thread()) ++started;
+  return started;
 }
 
 }  // namespace
@@ -366,19 +398,24 @@ Gang start(unsigned n, MemberFn fn, void* ctx) {
   // threads first, then open to all.
   long t0 = now_ns();
   long deadline = t0 + (prefs ? kPreferNs : 200 * 1000);
+  long opened = t0;  // when the seats opened to any thread
   bool open = !prefs;
   while (!all_claimed(*s, n)) {
     if (!open && preferred_busy(*s, affine)) deadline = 0;  // its thread took other work
-    if (now_ns() > deadline) {
+    long now = now_ns();
+    if (now > deadline) {
       if (!open) {
         open = true;
+        opened = now;
         s->open_all.store(true, std::memory_order_seq_cst);
         if (pool_workers > 0) workers::wake(pool_workers);
         wake_gang_threads();
         deadline = now_ns() + 200 * 1000;
       } else {
-        fill_with_gang_threads(*s, n);
-        deadline = now_ns() + 1000 * 1000 * 1000L;
+        unsigned started = fill_with_gang_threads(*s, n, now - opened < kIdleWaitNs);
+        // Threads that will come were left seats: look again after a while (they may take
+        // other work meanwhile); longer after starting threads (their first run).
+        deadline = now_ns() + (started != 0 ? 1000 : 200) * 1000L;
       }
     }
     cpu_relax();
@@ -444,6 +481,8 @@ void atfork_child() {
   }
   g_open.store(0, std::memory_order_relaxed);
   g_gang_sleepers.store(0, std::memory_order_relaxed);
+  g_gang_spinners.store(0, std::memory_order_relaxed);
+  g_gang_starting.store(0, std::memory_order_relaxed);
   g_extra.store(0, std::memory_order_relaxed);
   g_served_threads.store(0, std::memory_order_relaxed);
   t_served = 0;         // the forking thread's record: it is the child's only thread

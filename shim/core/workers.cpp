@@ -35,6 +35,9 @@ OnLine<uint32_t> g_sleepers{0};
 // Workers spinning on the epoch: while one is, wake_one() wakes nobody (the spinner sees the
 // epoch and joins; a sleeper woken too would find its lane taken).
 OnLine<uint32_t> g_spinners{0};
+// Workers created and not yet in their loop (a new thread's first run can take a while under
+// load: a gang must not take it for a busy worker, available()). Written at spawns only.
+std::atomic<size_t> g_starting{0};
 // Wake-ups issued by wake_one() whose worker has not tried to join yet (the cascade's bound).
 OnLine<long> g_in_flight{0};
 // This worker came back from a futex sleep and has not settled its wake-up yet.
@@ -87,6 +90,7 @@ void* worker_main(void*) {
   struct Forget {
     ~Forget() { g_count.fetch_sub(1, std::memory_order_acq_rel); }
   } forget;
+  g_starting.fetch_sub(1, std::memory_order_relaxed);
   bool yield_next = false;  // the last call asked its workers to sleep right after it
   POOLSHIM_COUNTERS_ONLY(counters::set_worker_thread(); bool woken = false;)
   for (;;) {
@@ -127,6 +131,11 @@ void* worker_main(void*) {
 
 size_t count() { return g_count.load(std::memory_order_acquire); }
 
+size_t available() {
+  return g_starting.load(std::memory_order_relaxed) + g_spinners.load(std::memory_order_relaxed) +
+         g_sleepers.load(std::memory_order_relaxed);
+}
+
 size_t ensure(size_t n) {
   size_t have = g_count.load(std::memory_order_acquire);
   if (have >= n) return have;
@@ -153,8 +162,12 @@ size_t ensure(size_t n) {
   int err = 0;
   while (have < n) {
     pthread_t t;
+    g_starting.fetch_add(1, std::memory_order_relaxed);  // before the thread can subtract it
     err = pthread_create(&t, &attr, worker_main, nullptr);
-    if (err != 0) break;
+    if (err != 0) {
+      g_starting.fetch_sub(1, std::memory_order_relaxed);
+      break;
+    }
     pthread_setname_np(t, "poolshim");
     ++have;
     g_count.fetch_add(1, std::memory_order_release);  // a dying worker may subtract meanwhile
@@ -256,6 +269,7 @@ void atfork_child() {
   g_sleepers.store(0, std::memory_order_relaxed);
   g_in_flight.store(0, std::memory_order_relaxed);
   g_spinners.store(0, std::memory_order_relaxed);
+  g_starting.store(0, std::memory_order_relaxed);
   t_woken = false;
   g_failure.store(nullptr, std::memory_order_relaxed);
   g_retry_in.store(0, std::memory_order_relaxed);  // the child tries afresh (its own threads)

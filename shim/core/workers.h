@@ -14,6 +14,11 @@ size_t ensure(size_t n);
 // Workers that exist now.
 size_t count();
 
+// Workers that will look for work soon: idle (spinning on the epoch or asleep on it) or started
+// and not yet in their loop. A snapshot (a worker between two looks is in neither count): a gang
+// waits for them before it starts threads beyond the budget (team.cpp).
+size_t available();
+
 // A call was published (or busy threads dropped while calls are in flight): wake up to n
 // sleeping workers.
 void wake(size_t n);

@@ -6,7 +6,8 @@ counted (poolshim_info.team_threads, at least 2: the pool has one worker) and ar
 named poolshim-team; the log says so once; `poolshim info --pid` (text and --json) shows them;
 poolshim.info() in Python shows them too (Debian's PyTorch running an aten op at 4 threads;
 left out when torch is not importable). Without the shim the program's team is 4 and the field
-reads -1 (no shim); forwarding to libgomp starts none."""
+reads -1 (no shim); forwarding to libgomp starts none; a team of 2 on the budget of 2 starts
+none either (its first region waits for the worker it starts)."""
 import argparse
 import json
 import re
@@ -37,6 +38,15 @@ def run_host(a, env, pid_check=False):
 
 
 def body(a):
+    # A team that fits the budget starts no thread beyond it, the first region included: the
+    # worker that region starts is waited for (a gang thread started instead stayed and spun
+    # beside it for the process's life, 1 run in 2). Five processes, each a first region.
+    fits = dict(ENV, OMP_NUM_THREADS="2")
+    for i in range(5):
+        got, _, _ = run_host(a, pu.clean_env(LD_PRELOAD=a.shim, POOLSHIM_OPENMP="shim", **fits))
+        pu.check(got is not None and got[0] == 2 and got[1] == 0 and got[2] == 0,
+                 f"POOLSHIM_OPENMP=shim, a team of 2 on a budget of 2 (run {i + 1}): no team "
+                 f"thread ({got})")
     got, _, _ = run_host(a, pu.clean_env(**ENV))
     pu.check(got is not None and got[0] == 4 and got[1] == -1 and got[2] == 0,
              f"without the shim: a team of 4, no shim, no team thread ({got})")
