@@ -35,6 +35,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "core/cache_line.h"
 #include "core/futex.h"
 #include "core/pool.h"
 #include "core/size.h"
@@ -48,10 +49,10 @@ namespace {
 constexpr unsigned kSlots = 32;
 constexpr unsigned kAffine = 32;               // seats with a preferred thread (the mask's bits)
 constexpr long kPreferNs = 50L * 1000 * 1000;  // how long a seat waits for its thread
-// How long open seats wait for available pool workers (workers::available(): idle, or started
-// and not yet looking) before gang threads beyond the budget serve them. A worker started by
-// this gang can take longer than the short wait to run for the first time; a gang thread
-// started for its seat instead stays, and then spins beside it on a machine that has no core
+// How long open seats wait for the threads that will come (idle_threads(): pool workers and gang
+// threads alive and not busy, or starting) before gang threads beyond the budget serve them. A
+// worker started by this gang can take longer than the short wait to run for the first time; a gang
+// thread started for its seat instead stays, and then spins beside it on a machine that has no core
 // for either (the empty parallel at 2 threads went from 0.5 to 1.9 us for the process's life).
 constexpr long kIdleWaitNs = 100L * 1000 * 1000;
 
@@ -78,20 +79,25 @@ std::atomic<uint32_t> g_open{0};
 // Bumped when a gang needs gang threads; they sleep on it.
 std::atomic<uint32_t> g_gang_epoch{0};
 std::atomic<uint32_t> g_gang_sleepers{0};
-// Gang threads spinning on the epoch, and started but not yet looking: with the sleepers, the
-// gang threads that will look for seats soon (fill_with_gang_threads starts no more for them).
-std::atomic<uint32_t> g_gang_spinners{0};
+// Gang threads started and not yet looking for seats (fill_with_gang_threads counts them coming).
 std::atomic<uint32_t> g_gang_starting{0};
 std::atomic<size_t> g_extra{0};  // gang threads started (workers beyond the budget)
 
 // Serving threads' ids (1, 2, ...), given on first serve.
 std::atomic<uint32_t> g_next_id{1};
 POOLSHIM_FAST_TLS thread_local uint32_t t_id = 0;
-// Whether a server (by id, below kTrackedIds) is busy now, running a seat or, as a pool worker, a
-// share of a pool call (note_pool_call): a seat does not wait for a thread that is busy with
-// other work (another gang, a nested region, another caller's pthreadpool call).
+// Per server (by id, below kTrackedIds), on a line of its own (each thread writes its own entry,
+// on every pool call it joins; readers are gangs' slow paths):
+//  - busy: running a seat or, as a pool worker, a share of a pool call (note_pool_call): a seat
+//    does not wait for a thread that is busy with other work (another gang, a nested region,
+//    another caller's pthreadpool call);
+//  - alive: a pool worker or gang thread that exists now: with busy, who is idle (idle_threads()).
 constexpr uint32_t kTrackedIds = 1024;
-std::atomic<bool> g_in_seat[kTrackedIds];
+struct alignas(kCacheLine) Server {
+  std::atomic<bool> busy{false};
+  std::atomic<bool> alive{false};
+};
+Server g_server[kTrackedIds];
 // Pauses so far; a thread that served a seat remembers the pause count then, plus 1 (0: never
 // served), and ends at its next look for a seat once a pause moved the count.
 std::atomic<uint32_t> g_pause{0};
@@ -135,9 +141,9 @@ void run_seat(Slot& s, MemberFn fn, void* ctx, unsigned seat) {
   t_served = pause + 1;
   uint32_t id = my_id();
   if (seat < kAffine) s.claimer[seat].store(id, std::memory_order_relaxed);
-  if (id < kTrackedIds) g_in_seat[id].store(true, std::memory_order_relaxed);
+  if (id < kTrackedIds) g_server[id].busy.store(true, std::memory_order_relaxed);
   fn(ctx, seat);
-  if (id < kTrackedIds) g_in_seat[id].store(false, std::memory_order_relaxed);
+  if (id < kTrackedIds) g_server[id].busy.store(false, std::memory_order_relaxed);
   s.done.fetch_add(1, std::memory_order_seq_cst);
   if (s.caller_asleep.load(std::memory_order_seq_cst)) futex_wake(&s.done, 1);
 }
@@ -229,20 +235,23 @@ bool serve_any() {
 
 // A gang thread: serve seats; spin like a pool worker, then sleep on the gang epoch.
 void* gang_thread_main(void*) {
+  uint32_t id = my_id();
+  if (id < kTrackedIds) g_server[id].alive.store(true, std::memory_order_relaxed);
   g_gang_starting.fetch_sub(1, std::memory_order_relaxed);
   for (;;) {
     uint32_t seen = g_gang_epoch.load(std::memory_order_acquire);
-    if (retire_if_paused()) return nullptr;
+    if (retire_if_paused()) {
+      if (id < kTrackedIds) g_server[id].alive.store(false, std::memory_order_relaxed);
+      return nullptr;
+    }
     if (serve_any()) continue;
     long deadline = now_ns() + workers::kSpinNs;
     bool moved = false;
-    g_gang_spinners.fetch_add(1, std::memory_order_relaxed);
     for (unsigned i = 1; !moved; ++i) {
       cpu_relax();
       moved = g_gang_epoch.load(std::memory_order_relaxed) != seen;
       if ((i & 63) == 0 && now_ns() > deadline) break;
     }
-    g_gang_spinners.fetch_sub(1, std::memory_order_relaxed);
     if (moved) continue;
     g_gang_sleepers.fetch_add(1, std::memory_order_seq_cst);
     if (g_gang_epoch.load(std::memory_order_seq_cst) == seen) futex_wait(&g_gang_epoch, seen);
@@ -300,19 +309,30 @@ unsigned unclaimed(const Slot& s, unsigned members) {
   return static_cast<unsigned>(__builtin_popcount(free)) + (next < members ? members - next : 0);
 }
 
+// Pool workers and gang threads alive and not busy (in no seat, no pool call), and pool workers
+// started and not yet looking: the threads that will look for an open seat soon. Busy threads
+// are counted rather than idle ones, so a thread descheduled between two looks still counts.
+size_t idle_threads() {
+  uint32_t ids = g_next_id.load(std::memory_order_relaxed);
+  size_t n = workers::starting();
+  for (uint32_t id = 1; id < ids && id < kTrackedIds; ++id)
+    n += g_server[id].alive.load(std::memory_order_relaxed) &&
+         !g_server[id].busy.load(std::memory_order_relaxed);
+  return n;
+}
+
 // No more are started than seats are left beyond the threads that will look for one soon:
 // gang threads starting, and (discount_idle, until the gang waited kIdleWaitNs for them) idle
-// gang threads and available pool workers, less the members that already returned (idle
-// again, perhaps, but a thread serves one seat of a gang). Returns how many it started; the
-// caller looks again after a while (those threads may have gone to other work meanwhile).
+// threads, less the members that already returned (idle again, perhaps, but a thread serves one
+// seat of a gang). Returns how many it started; the caller looks again after a while (those
+// threads may have gone to other work meanwhile).
 unsigned fill_with_gang_threads(Slot& s, unsigned members, bool discount_idle) {
   wake_gang_threads();
   long deadline = now_ns() + 20 * 1000;
   while (now_ns() < deadline && unclaimed(s, members) != 0) cpu_relax();
   size_t idle = 0;
   if (discount_idle) {
-    idle = g_gang_sleepers.load(std::memory_order_seq_cst) +
-           g_gang_spinners.load(std::memory_order_relaxed) + workers::available();
+    idle = idle_threads();
     size_t returned = s.done.load(std::memory_order_acquire);
     idle = idle > returned ? idle - returned : 0;
   }
@@ -343,14 +363,21 @@ bool preferred_busy(const Slot& s, unsigned affine) {
   for (unsigned i = 1; i < affine; ++i) {
     if ((m >> i) & 1) continue;
     uint32_t id = s.pref[i].load(std::memory_order_relaxed);
-    if (id != 0 && id < kTrackedIds && g_in_seat[id].load(std::memory_order_relaxed)) return true;
+    if (id != 0 && id < kTrackedIds && g_server[id].busy.load(std::memory_order_relaxed))
+      return true;
   }
   return false;
 }
 }  // namespace
 
+void note_worker(bool alive) {
+  uint32_t id = my_id();
+  if (id < kTrackedIds) g_server[id].alive.store(alive, std::memory_order_relaxed);
+}
+
 void note_pool_call(bool in_call) {
-  if (t_id != 0 && t_id < kTrackedIds) g_in_seat[t_id].store(in_call, std::memory_order_relaxed);
+  if (t_id != 0 && t_id < kTrackedIds)
+    g_server[t_id].busy.store(in_call, std::memory_order_relaxed);
 }
 
 Gang start(unsigned n, MemberFn fn, void* ctx) {
@@ -372,7 +399,7 @@ Gang start(unsigned n, MemberFn fn, void* ctx) {
   bool prefs = false;
   for (unsigned i = 1; i < affine; ++i) {
     uint32_t id = own.id[i];
-    if (id < kTrackedIds && g_in_seat[id].load(std::memory_order_relaxed)) id = 0;  // busy
+    if (id < kTrackedIds && g_server[id].busy.load(std::memory_order_relaxed)) id = 0;  // busy
     s->pref[i].store(id, std::memory_order_relaxed);
     prefs |= id != 0;
   }
@@ -481,13 +508,15 @@ void atfork_child() {
   }
   g_open.store(0, std::memory_order_relaxed);
   g_gang_sleepers.store(0, std::memory_order_relaxed);
-  g_gang_spinners.store(0, std::memory_order_relaxed);
   g_gang_starting.store(0, std::memory_order_relaxed);
   g_extra.store(0, std::memory_order_relaxed);
   g_served_threads.store(0, std::memory_order_relaxed);
   t_served = 0;         // the forking thread's record: it is the child's only thread
   t_owners = Owners{};  // the parent's threads are not the child's
-  for (auto& b : g_in_seat) b.store(false, std::memory_order_relaxed);
+  for (Server& v : g_server) {
+    v.busy.store(false, std::memory_order_relaxed);
+    v.alive.store(false, std::memory_order_relaxed);
+  }
 }
 
 }  // namespace poolshim::core::team

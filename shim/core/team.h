@@ -40,8 +40,13 @@ void join(const Gang& g);
 bool serve_one();
 
 // For a pool worker (pool.cpp) that joins (true) or leaves (false) a pool call's share: a gang
-// seat kept for this thread (threadprivate persistence) does not wait for it meanwhile.
+// seat kept for this thread (threadprivate persistence) does not wait for it meanwhile, and a
+// gang counts it busy.
 void note_pool_call(bool in_call);
+
+// For a pool worker (workers.cpp) that starts (true) or ends (false): a gang counts the workers
+// alive and not busy as coming for its seats before it starts threads beyond the budget.
+void note_worker(bool alive);
 
 // omp_pause_resource: the threads that served a seat end (pool workers and gang threads; the
 // pool starts others when needed), so the next gangs' members start with fresh thread-local

@@ -35,8 +35,7 @@ OnLine<uint32_t> g_sleepers{0};
 // Workers spinning on the epoch: while one is, wake_one() wakes nobody (the spinner sees the
 // epoch and joins; a sleeper woken too would find its lane taken).
 OnLine<uint32_t> g_spinners{0};
-// Workers created and not yet in their loop (a new thread's first run can take a while under
-// load: a gang must not take it for a busy worker, available()). Written at spawns only.
+// Workers created and not yet in their loop (starting()). Written at spawns only.
 std::atomic<size_t> g_starting{0};
 // Wake-ups issued by wake_one() whose worker has not tried to join yet (the cascade's bound).
 OnLine<long> g_in_flight{0};
@@ -88,8 +87,12 @@ void* worker_main(void*) {
   // A task that ends its thread (pthread_exit, cancellation) unwinds through here: the pool
   // forgets the thread, so the next call starts another instead of counting a dead one.
   struct Forget {
-    ~Forget() { g_count.fetch_sub(1, std::memory_order_acq_rel); }
+    ~Forget() {
+      team::note_worker(false);
+      g_count.fetch_sub(1, std::memory_order_acq_rel);
+    }
   } forget;
+  team::note_worker(true);  // before it stops counting as starting: always in one of the two
   g_starting.fetch_sub(1, std::memory_order_relaxed);
   bool yield_next = false;  // the last call asked its workers to sleep right after it
   POOLSHIM_COUNTERS_ONLY(counters::set_worker_thread(); bool woken = false;)
@@ -131,10 +134,7 @@ void* worker_main(void*) {
 
 size_t count() { return g_count.load(std::memory_order_acquire); }
 
-size_t available() {
-  return g_starting.load(std::memory_order_relaxed) + g_spinners.load(std::memory_order_relaxed) +
-         g_sleepers.load(std::memory_order_relaxed);
-}
+size_t starting() { return g_starting.load(std::memory_order_relaxed); }
 
 size_t ensure(size_t n) {
   size_t have = g_count.load(std::memory_order_acquire);

@@ -14,10 +14,9 @@ size_t ensure(size_t n);
 // Workers that exist now.
 size_t count();
 
-// Workers that will look for work soon: idle (spinning on the epoch or asleep on it) or started
-// and not yet in their loop. A snapshot (a worker between two looks is in neither count): a gang
-// waits for them before it starts threads beyond the budget (team.cpp).
-size_t available();
+// Workers started and not yet in their loop (a new thread's first run can take a while under
+// load): a gang waits for them before it starts threads beyond the budget (team.cpp).
+size_t starting();
 
 // A call was published (or busy threads dropped while calls are in flight): wake up to n
 // sleeping workers.
