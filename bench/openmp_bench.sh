@@ -3,8 +3,8 @@
 #   1. EPCC-style overheads (bench/openmp_overheads_bench.c, microseconds per construct) of an
 #      empty parallel, for, barrier, single, critical and reduction at 2 threads, on GCC's
 #      libgomp, LLVM's libomp (Debian libomp5-14, preloaded as users do: it implements the GOMP
-#      ABI), the shim forwarding to libgomp (default) and the shim's native runtime
-#      (POOLSHIM_OPENMP=shim);
+#      ABI), the shim forwarding to libgomp (POOLSHIM_OPENMP=forward) and the shim's native
+#      runtime (the default);
 #   2. the PyTorch mixed loop (bench/openmp_torch_loop.py, Debian python3-torch): XNNPACK op +
 #      aten op per iteration, without the shim, with OMP_WAIT_POLICY=passive, preloaded, native,
 #      and each op alone under the preload (the sum of its parts), with the results' digests;
@@ -25,7 +25,7 @@ clean() { env -u LD_PRELOAD -u OMP_NUM_THREADS -u OMP_WAIT_POLICY -u POOLSHIM_OP
 declare -A variant=(
   [libgomp]=""
   [libomp]="LD_PRELOAD=$libomp"
-  [shim-forward]="LD_PRELOAD=$shim"
+  [shim-forward]="LD_PRELOAD=$shim POOLSHIM_OPENMP=forward"
   [shim-native]="LD_PRELOAD=$shim POOLSHIM_OPENMP=shim")
 order=(libgomp libomp shim-forward shim-native)
 for r in $(seq 1 "$rounds"); do
@@ -72,7 +72,7 @@ if /usr/bin/python3 -c "import torch" 2>/dev/null; then
   loop() { clean env "$@" /usr/bin/python3 "$here/openmp_torch_loop.py" 2 1000; }
   for r in $(seq 1 "$rounds"); do
     { echo "no-shim $(loop)"; echo "passive $(loop OMP_WAIT_POLICY=passive)"
-      echo "shim-forward $(loop LD_PRELOAD="$shim")"; echo "shim-native $(loop LD_PRELOAD="$shim" POOLSHIM_OPENMP=shim)"
+      echo "shim-forward $(loop LD_PRELOAD="$shim" POOLSHIM_OPENMP=forward)"; echo "shim-native $(loop LD_PRELOAD="$shim" POOLSHIM_OPENMP=shim)"
       echo "xnnpack-alone $(clean env LD_PRELOAD="$shim" /usr/bin/python3 "$here/openmp_torch_loop.py" 2 1000 xnnpack)"
       echo "aten-alone $(clean env LD_PRELOAD="$shim" /usr/bin/python3 "$here/openmp_torch_loop.py" 2 1000 aten)"
     } >> "$work/torch.txt"

@@ -275,7 +275,8 @@ def main():
                     help="run only N tests, spread evenly over the list (CI's fast subset)")
     ap.add_argument("--match", default=None, help="only tests whose name matches this regex")
     ap.add_argument("--native", action="store_true",
-                    help="add a third mode: the preload with POOLSHIM_OPENMP=shim")
+                    help="add a third mode: the preload running the native runtime (the default; "
+                         "POOLSHIM_OPENMP=shim)")
     ap.add_argument("--native-only", action="store_true",
                     help="with --native: leave the forwarding column out (libgomp and native only)")
     ap.add_argument("--jobs", type=int, default=2)
@@ -295,7 +296,9 @@ def main():
         step = len(tests) / a.subset
         tests = [tests[int(i * step)] for i in range(a.subset)]
 
-    modes = [("libgomp", {}), ("shim", {"LD_PRELOAD": os.path.abspath(a.shim)})]
+    # "shim": the preload forwarding to libgomp; "shim-native": the native runtime (the default).
+    modes = [("libgomp", {}), ("shim", {"LD_PRELOAD": os.path.abspath(a.shim),
+                                        "POOLSHIM_OPENMP": "forward"})]
     if a.native:
         modes.append(("shim-native", {"LD_PRELOAD": os.path.abspath(a.shim),
                                       "POOLSHIM_OPENMP": "shim"}))

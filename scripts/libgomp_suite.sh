@@ -3,7 +3,7 @@
 # Installs gcc-12-source (the tarball the tests are extracted from at run time) through
 # scripts/deps.sh, then runs scripts/libgomp_suite.py with the given options:
 #   --subset N     N tests spread over the list (CI's fast subset)
-#   --native       a third column: the preload with POOLSHIM_OPENMP=shim
+#   --native       a third column: the native runtime (the default; the "shim" column forwards)
 #   --match REGEX  only matching tests;  --jobs J;  --timeout S;  --out FILE;  --work DIR
 #   --shim PATH    the library (default build/lib/libpoolshim.so)
 # Exit status 1 when a test that passes with libgomp fails under the shim.

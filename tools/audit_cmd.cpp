@@ -86,8 +86,8 @@ std::string runtime_note(const AuditEntry& e, const ProcessFacts* proc) {
   if (strcmp(e.runtime->prefix, "libgomp") == 0) {
     // The shim exports libgomp's host ABI (docs/openmp.md): the copy's clients reach it.
     out +=
-        "; under the preload its clients' OpenMP calls reach the shim, which forwards them to "
-        "libgomp (POOLSHIM_OPENMP=shim: their regions run on the shared pool)";
+        "; under the preload its clients' OpenMP calls reach the shim, which runs their regions "
+        "on the shared pool (POOLSHIM_OPENMP=forward: forwards them to libgomp)";
     if (report::is_renamed_libgomp(e.path.c_str()))
       out +=
           "; a renamed copy of libgomp: its clients' versioned GOMP_*/omp_* references bind to "

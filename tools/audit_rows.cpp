@@ -63,10 +63,10 @@ std::string surface_cell(const AuditEntry& e, unsigned k, const ProcessFacts* pr
 
 std::string client_effect(const AuditEntry& /*e*/, unsigned k, const ProcessFacts* proc) {
   std::string surface = reach::surface_name(static_cast<reach::Surface>(k));
-  // OpenMP calls that reach the shim go on to libgomp unless POOLSHIM_OPENMP=shim (docs/openmp.md).
+  // OpenMP calls that reach the shim run natively unless POOLSHIM_OPENMP=forward (docs/openmp.md).
   const char* openmp_mode = k == reach::kOpenmp
-                                ? " (which forwards them to libgomp, or with POOLSHIM_OPENMP=shim "
-                                  "runs their regions on its workers)"
+                                ? " (which runs their regions on its workers, or with "
+                                  "POOLSHIM_OPENMP=forward forwards them to libgomp)"
                                 : "";
   if (proc == nullptr)
     return "client of " + surface +

@@ -61,9 +61,9 @@ Json number_or_null(const std::string& text) {
   return std::stol(text);
 }
 
-// Does the shim's file define an OpenMP surface (GOMP_parallel)? It forwards to libgomp unless
-// POOLSHIM_OPENMP=shim (and not POOLSHIM_DISABLE=openmp): only then do OpenMP rows read merged,
-// as in _pools.py.
+// Does the shim's file define an OpenMP surface (GOMP_parallel)? It runs the regions natively
+// unless POOLSHIM_OPENMP=forward (or another value) or POOLSHIM_DISABLE=openmp: only then do
+// OpenMP rows read not merged, as in _pools.py.
 bool shim_has_openmp(const std::string& path) {
   elf::MappedFile f;
   elf::Reader r;
@@ -93,11 +93,11 @@ std::vector<Pool> pools_of_pid(long pid, std::string* error) {
   }
   ProcView view;
   std::string disable, num_threads, openmp_mode;
-  bool readable = false;
+  bool readable = false, openmp_set = false;
   if (view.open(pid)) {
     view.env("POOLSHIM_DISABLE", &disable, &readable);
     view.env("POOLSHIM_NUM_THREADS", &num_threads, &readable);
-    view.env("POOLSHIM_OPENMP", &openmp_mode, &readable);
+    openmp_set = view.env("POOLSHIM_OPENMP", &openmp_mode, &readable);
   }
   const bool loaded = proc.shim_loaded;
   const long workers = loaded ? worker_threads(pid) : 0;
@@ -170,7 +170,9 @@ std::vector<Pool> pools_of_pid(long pid, std::string* error) {
   out.insert(out.end(), copies[1].begin(), copies[1].end());
 
   const bool shim_openmp = loaded && shim_has_openmp(proc.shim_path);
-  const bool openmp_native = shim_openmp && openmp_mode == "shim" && !disabled("openmp");
+  // The native runtime is the default; a set value other than "shim" forwards (config/options).
+  const bool openmp_native =
+      shim_openmp && (!openmp_set || openmp_mode == "shim") && !disabled("openmp");
   for (const AuditEntry& e : scanner.entries()) {
     if (e.runtime == nullptr) continue;
     const RuntimeApi* api = nullptr;
@@ -185,8 +187,8 @@ std::vector<Pool> pools_of_pid(long pid, std::string* error) {
     } else if (openmp && shim_openmp) {
       p.reason =
           prefix_of(e.path) +
-          " keeps its own pool (the shim's OpenMP surface forwards to it; POOLSHIM_OPENMP=shim"
-          " runs the regions on the one pool)";
+          " keeps its own pool (the shim's OpenMP surface forwards to it; "
+          "POOLSHIM_OPENMP=forward is set)";
     } else {
       p.reason =
           openmp ? prefix_of(e.path) + " keeps its own pool (the shim exports no OpenMP surface)"

@@ -25,8 +25,8 @@ _EXECUTORCH_MARKERS = ("_ZN10executorch9extension10threadpool14get_threadpoolEv"
                        "_ZN5torch10executorch10threadpool14get_threadpoolEv")
 _PTHREADPOOL_MARKERS = ("pthreadpool_create",)
 # The shim's OpenMP surface (shim/abi/openmp): when the loaded shim defines this entry point and
-# runs it natively (POOLSHIM_OPENMP=shim, not POOLSHIM_DISABLE=openmp), OpenMP regions run on its
-# pool; by default it forwards every call to libgomp, whose pool then runs them.
+# runs it natively (the default: not POOLSHIM_OPENMP=forward, not POOLSHIM_DISABLE=openmp),
+# OpenMP regions run on its pool; forwarding, libgomp's pool runs them.
 _SHIM_OPENMP_MARKER = "GOMP_parallel"
 _WORKER_NAME = "poolshim"  # the shim names its workers (shim/core/workers.cpp)
 
@@ -185,7 +185,8 @@ def _runtime_entries(st, workers):
     shim_lib = _open_loaded(st["library"]) if st["loaded"] else None
     shim_openmp = shim_lib is not None and _defines(shim_lib, st["library"], (_SHIM_OPENMP_MARKER,))
     _close(shim_lib)
-    openmp_native = (shim_openmp and os.environ.get("POOLSHIM_OPENMP") == "shim"
+    # The native runtime is the default; any other value than "shim" forwards (as the shim reads it).
+    openmp_native = (shim_openmp and os.environ.get("POOLSHIM_OPENMP", "shim") == "shim"
                      and "openmp" not in (st["disabled_surfaces"] or []))
     for rt in _runtimes.loaded_runtimes():
         api = next((a for a in _RUNTIME_APIS if rt["name"].startswith(a[0])), None)
@@ -200,7 +201,7 @@ def _runtime_entries(st, workers):
             merged, reason = True, "the shim's OpenMP surface runs its parallel regions on the one pool"
         elif user_api == "openmp" and shim_openmp:
             merged, reason = False, ("%s keeps its own pool (the shim's OpenMP surface forwards to it; "
-                                     "POOLSHIM_OPENMP=shim runs the regions on the one pool)" % _prefix(rt["path"]))
+                                     "POOLSHIM_OPENMP=forward is set)" % _prefix(rt["path"]))
         elif user_api == "openmp":
             merged, reason = False, "%s keeps its own pool (the shim exports no OpenMP surface)" % _prefix(rt["path"])
         else:

@@ -26,7 +26,12 @@ bool store_log_file(const char* text, Options* o) {
   o->log_file = text;  // the environment's own string: it lives as long as the process's environ
   return true;
 }
-bool store_openmp(const char* text, Options* o) { return parse_openmp(text, &o->openmp_native); }
+// A bad value forwards (libgomp, exactly as without the shim: the safe side), not the default.
+bool store_openmp(const char* text, Options* o) {
+  if (parse_openmp(text, &o->openmp_native)) return true;
+  o->openmp_native = false;
+  return false;
+}
 bool store_group(const char* text, Options* o) {
   if (!parse_group(text)) return false;
   o->group = text;
@@ -58,10 +63,10 @@ constexpr Option kTable[kOptionCount] = {
      "share the budget with the processes of this group (same user): a name of 1 "
      "to " POOLSHIM_MAX_GROUP_TEXT " of A-Z a-z 0-9 _ . -",
      "1 to " POOLSHIM_MAX_GROUP_TEXT " of A-Z a-z 0-9 _ . -", "not joining a group", store_group},
-    {"POOLSHIM_OPENMP", "forward",
-     "who runs GOMP_*/omp_* calls: forward (libgomp, as without the shim) or shim (the native "
-     "runtime on the shim's workers: experimental, docs/openmp.md)",
-     "forward or shim", "forwarding to libgomp", store_openmp},
+    {"POOLSHIM_OPENMP", "shim",
+     "who runs GOMP_*/omp_* calls: shim (the native runtime: parallel regions on the shim's "
+     "workers, docs/openmp.md) or forward (libgomp, exactly as without the shim)",
+     "shim or forward", "forwarding to libgomp", store_openmp},
 };
 
 constexpr bool same_number(const char* text, size_t n) {

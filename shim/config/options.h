@@ -42,7 +42,7 @@ struct Options {
   const char* log_file = nullptr;  // POOLSHIM_LOG_FILE; nullptr = stderr
   unsigned disabled = 0;           // POOLSHIM_DISABLE as a mask of Surface bits
   const char* group = nullptr;     // POOLSHIM_GROUP; nullptr = none
-  bool openmp_native = false;      // POOLSHIM_OPENMP=shim: the native OpenMP runtime (opt-in)
+  bool openmp_native = true;       // POOLSHIM_OPENMP: the native OpenMP runtime (forward: off)
   bool secure = false;             // AT_SECURE: the environment was not read
   Problem problems[kOptionCount];
   size_t problem_count = 0;  // bad values met, in table order
@@ -83,7 +83,7 @@ bool parse_log_file(const char* text);
 // A group name: 1 to kMaxGroupName characters of [A-Za-z0-9_.-] (it becomes part of a file name
 // under /dev/shm, so no '/', no spaces, nothing to escape).
 bool parse_group(const char* text);
-// POOLSHIM_OPENMP: "forward" (false) or "shim" (true).
+// POOLSHIM_OPENMP: "shim" (true, the default) or "forward" (false).
 bool parse_openmp(const char* text, bool* native);
 
 // A value as a message shows it: at most 48 bytes, non-printable bytes as \xHH, the length when

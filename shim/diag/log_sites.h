@@ -25,8 +25,8 @@ enum class LogSite : unsigned {
   openmp_forwarding,         // abi/openmp/openmp_forward.cpp: where OpenMP calls go
   openmp_serial,             // abi/openmp/openmp_forward.cpp: no libgomp, serial answers
   openmp_missing,            // abi/openmp/openmp_forward.cpp: no libgomp, no serial meaning
-  openmp_native,             // abi/openmp/openmp_forward.cpp: POOLSHIM_OPENMP=shim in force
-  team_extra_threads,        // core/team.cpp: a team thread started beyond the budget
+  openmp_native,       // abi/openmp/openmp_forward.cpp: the native runtime in force (the default)
+  team_extra_threads,  // core/team.cpp: a team thread started beyond the budget
   // --- once per (site, calling module) -----------------------------------------------------
   // A site that serves several ExecuTorch symbols (both namespaces' get_pthreadpool, the
   // members forwarded for a foreign object) says its line once per module, naming the first.

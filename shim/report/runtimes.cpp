@@ -81,7 +81,7 @@ void report_runtimes_once() {
       if (o.openmp_native)
         diag::log(diag::LogLevel::info,
                   "module %s: %s: the regions its clients start through the shim run on the "
-                  "shared pool (POOLSHIM_OPENMP=shim); code calling this copy directly keeps its "
+                  "shared pool (the native runtime); code calling this copy directly keeps its "
                   "own pool%s; bounded by %s (%s%s)",
                   rec.path, rt->name, renamed, rt->env_var,
                   value != nullptr ? "=" : "unset: one thread per CPU",
@@ -90,7 +90,7 @@ void report_runtimes_once() {
         diag::log(diag::LogLevel::info,
                   "module %s: %s: the shim forwards its clients' OpenMP calls to libgomp, which "
                   "keeps its own thread pool beside the shared one (not merged; "
-                  "POOLSHIM_OPENMP=shim runs the regions on it)%s; bounded by %s (%s%s)",
+                  "POOLSHIM_OPENMP=forward is set)%s; bounded by %s (%s%s)",
                   rec.path, rt->name, renamed, rt->env_var,
                   value != nullptr ? "=" : "unset: one thread per CPU",
                   value != nullptr ? value : "");

@@ -1,6 +1,7 @@
 # The OpenMP surface (shim/abi/openmp, docs/openmp.md) in real processes:
-#  - process.openmp.forward: an -fopenmp program's output without the shim, preloaded, and
-#    preloaded with POOLSHIM_DISABLE=openmp, at several OMP_NUM_THREADS (openmp_driver.py);
+#  - process.openmp.forward: an -fopenmp program's output without the shim, preloaded with
+#    POOLSHIM_OPENMP=forward, with POOLSHIM_DISABLE=openmp, and preloaded (the native runtime, the
+#    default), at several OMP_NUM_THREADS (openmp_driver.py);
 #  - process.openmp.tasks: the same comparison for tasks (openmp_tasks_driver.py);
 #  - process.openmp.libgomp_subset: a fast subset of GCC's own libgomp testsuite, without and
 #    with the preload, forwarding and native (scripts/libgomp_suite.py --subset --native; the
@@ -64,7 +65,7 @@ endif()
 
 # process.openmp.loops: tests/fixtures/openmp/openmp_loops.c (the iteration splits of every loop
 # schedule, long and ull, up and down; doacross; scan; lastprivate(conditional); the old
-# combined starts) prints the same lines natively (POOLSHIM_OPENMP=shim) as with libgomp.
+# combined starts) prints the same lines natively (the default) as with libgomp.
 if(TARGET openmp_loops)
   add_test(NAME process.openmp.loops
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_loops_driver.py

@@ -162,8 +162,8 @@ def teams(out):
 def check_runs(a, modules, hosts):
     args = [modules[n] for n in sorted(modules)]
     modes = [("without the shim", {}),
-             ("preloaded", {"LD_PRELOAD": a.shim}),
-             ("POOLSHIM_OPENMP=shim", {"LD_PRELOAD": a.shim, "POOLSHIM_OPENMP": "shim"})]
+             ("POOLSHIM_OPENMP=forward", {"LD_PRELOAD": a.shim, "POOLSHIM_OPENMP": "forward"}),
+             ("preloaded (native, the default)", {"LD_PRELOAD": a.shim})]
     for host, path in sorted(hosts.items()):
         for mode, env in modes:
             r = pu.run([path] + args, pu.clean_env(OMP_NUM_THREADS="2", **env), what=f"{host} {mode}",

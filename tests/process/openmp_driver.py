@@ -1,8 +1,8 @@
 """The OpenMP surface in a real process: tests/fixtures/openmp/openmp_program.c (built with
 -fopenmp against GCC's libgomp) prints lines that depend only on its team sizes. Under the
-preload, with the surface as it is by default (every GOMP_*/omp_* call forwarded to libgomp),
-with POOLSHIM_DISABLE=openmp, and with the native runtime (POOLSHIM_OPENMP=shim: regions on the
-shim's workers), each line must equal the run without the shim, at
+preload with POOLSHIM_OPENMP=forward (every GOMP_*/omp_* call forwarded to libgomp), with
+POOLSHIM_DISABLE=openmp, and as it is by default (the native runtime: regions on the shim's
+workers), each line must equal the run without the shim, at
 OMP_NUM_THREADS=1, 2 and 3 and with it unset. The shim's log must say where the calls went, and
 threadpoolctl's move (omp_set_num_threads by a dlopen() handle on libgomp) must take effect.
 """
@@ -17,7 +17,7 @@ def body(a):
     for threads in (None, "1", "2", "3"):
         results = om.run_each(a.program, m, threads, a.timeout, log="info")
         for (name, env), r in zip(m[1:], results[1:]):
-            if env.get("POOLSHIM_OPENMP") != "shim":
+            if not om.native(env):
                 pu.check("OpenMP calls go to" in r.log and "libgomp.so.1" in r.log,
                          f"OMP_NUM_THREADS={threads}, {name}: the log names libgomp ({r.log!r})")
         outputs = [r.stdout for r in results]

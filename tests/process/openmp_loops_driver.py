@@ -2,8 +2,8 @@
 openmp_loops.c prints every chunk its loops were handed (long and unsigned long long, each
 schedule, up and down, GOMP_loop_start's schedule numbers and mem block), doacross, scan and
 lastprivate(conditional) results, and the old GOMP_parallel_loop_*_start's chunks: lines that
-depend only on the team size. With the native runtime (POOLSHIM_OPENMP=shim) and forwarded to
-libgomp, each line must equal the run without the shim, at OMP_NUM_THREADS=1, 2, 3 and 4.
+depend only on the team size. With the native runtime (the default) and forwarded to libgomp
+(POOLSHIM_OPENMP=forward), each line must equal the run without the shim, at OMP_NUM_THREADS=1, 2, 3 and 4.
 """
 import argparse
 

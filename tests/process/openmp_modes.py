@@ -6,13 +6,21 @@ import proc_util as pu
 
 
 def modes(shim, disable=False):
-    """Without the shim, preloaded (forwarding), [POOLSHIM_DISABLE=openmp,] and native."""
-    m = [("without the shim", {}), ("preloaded", {"LD_PRELOAD": shim})]
+    """Without the shim, preloaded with POOLSHIM_OPENMP=forward, [POOLSHIM_DISABLE=openmp,] and
+    preloaded (the native runtime, the default)."""
+    m = [("without the shim", {}),
+         ("preloaded, POOLSHIM_OPENMP=forward", {"LD_PRELOAD": shim, "POOLSHIM_OPENMP": "forward"})]
     if disable:
         m.append(("preloaded, POOLSHIM_DISABLE=openmp",
                   {"LD_PRELOAD": shim, "POOLSHIM_DISABLE": "openmp"}))
-    m.append(("preloaded, POOLSHIM_OPENMP=shim", {"LD_PRELOAD": shim, "POOLSHIM_OPENMP": "shim"}))
+    m.append(("preloaded (native, the default)", {"LD_PRELOAD": shim}))
     return m
+
+
+def native(env):
+    """Whether a mode's environment runs the native runtime (the preload's default)."""
+    return ("LD_PRELOAD" in env and env.get("POOLSHIM_OPENMP", "shim") == "shim"
+            and "POOLSHIM_DISABLE" not in env)
 
 
 def run_each(program, mode_list, threads, timeout, log=None):
@@ -24,7 +32,7 @@ def run_each(program, mode_list, threads, timeout, log=None):
         r = pu.run([program], pu.clean_env(**env, **extra), what=program, log=log, timeout=timeout)
         pu.check(r.returncode == 0, f"OMP_NUM_THREADS={threads}, {name}: exit 0 "
                  f"(rc={r.returncode}, stderr={r.stderr[-300:]!r})")
-        if log and env.get("POOLSHIM_OPENMP") == "shim":
+        if log and native(env):
             pu.check("regions run on the shim's workers" in r.log,
                      f"OMP_NUM_THREADS={threads}, {name}: the log says native ({r.log!r})")
         results.append(r)

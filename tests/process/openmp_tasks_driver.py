@@ -1,7 +1,7 @@
 """Tasks in a real process: tests/fixtures/openmp/openmp_tasks.c (task reductions, taskloop's
 split of the iterations into tasks, taskloop reductions, omp_in_final; built with -fopenmp
-against GCC's libgomp) prints lines that depend only on its team sizes. Preloaded (forwarding to
-libgomp) and with the native runtime (POOLSHIM_OPENMP=shim), each line must equal the run
+against GCC's libgomp) prints lines that depend only on its team sizes. Preloaded with
+POOLSHIM_OPENMP=forward (forwarding to libgomp) and as by default (the native runtime), each line must equal the run
 without the shim, at OMP_NUM_THREADS=1, 2 and 3 and with it unset.
 """
 import argparse

@@ -50,7 +50,7 @@ def body(a):
     got, _, _ = run_host(a, pu.clean_env(**ENV))
     pu.check(got is not None and got[0] == 4 and got[1] == -1 and got[2] == 0,
              f"without the shim: a team of 4, no shim, no team thread ({got})")
-    got, _, _ = run_host(a, pu.clean_env(LD_PRELOAD=a.shim, **ENV))
+    got, _, _ = run_host(a, pu.clean_env(LD_PRELOAD=a.shim, POOLSHIM_OPENMP="forward", **ENV))
     pu.check(got is not None and got[0] == 4 and got[1] == 0 and got[2] == 0,
              f"forwarding to libgomp: a team of 4, no team thread of the shim ({got})")
 

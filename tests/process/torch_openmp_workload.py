@@ -6,7 +6,7 @@ XNNPACK+aten mixed loop of the issue (one torch.ops.prepacked.linear_clamp_run, 
 through pthreadpool, and one aten elementwise op on a 1x16x64x64 tensor per iteration), at
 torch.set_num_threads(1) and (2). Prints one line per op and thread count,
 "<threads> <op> <sha256 prefix of the result's bytes>", for tests/process/torch_openmp_driver.py
-to compare without the shim, preloaded and with POOLSHIM_OPENMP=shim. The sizes are large enough
+to compare without the shim, forwarding (POOLSHIM_OPENMP=forward) and native (the default). The sizes are large enough
 for aten to split the work (its grain is 32768 elements), and the reductions are float sums whose
 bits depend on the team's split, so equal digests mean equal team sizes and iteration splits.
 Exits 77 when torch is not importable; prints "skip <what>" for a backend this build lacks."""

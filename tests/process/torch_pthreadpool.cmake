@@ -17,8 +17,8 @@ set_tests_properties(process.torch.pthreadpool PROPERTIES
   TIMEOUT 200 LABELS "process;pthreadpool;torch")
 
 # Debian's PyTorch on OpenMP (issue 18, point 6): aten ops, oneDNN convolutions and the
-# XNNPACK+aten mixed loop, bitwise identical without the shim, forwarding and with
-# POOLSHIM_OPENMP=shim, at 1 and 2 threads (torch_openmp_driver.py).
+# XNNPACK+aten mixed loop, bitwise identical without the shim, forwarding (POOLSHIM_OPENMP=forward)
+# and natively (the default), at 1 and 2 threads (torch_openmp_driver.py).
 add_test(NAME process.torch.openmp
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/torch_openmp_driver.py
     --python ${POOLSHIM_TORCH_PYTHON} --shim $<TARGET_FILE:poolshim>

@@ -1,11 +1,11 @@
-// Where the OpenMP entry points go: to the real libgomp by default; with POOLSHIM_OPENMP=shim
-// (and no POOLSHIM_DISABLE=openmp) to the native runtime for the rows it implements
-// (native_table.cpp), to libgomp for the others.
+// Where the OpenMP entry points go: by default (POOLSHIM_OPENMP=shim, no POOLSHIM_DISABLE=openmp)
+// to the native runtime for the rows it implements (native_table.cpp), to libgomp for the
+// others; with POOLSHIM_OPENMP=forward (or an invalid value) or POOLSHIM_DISABLE=openmp, every
+// row to the real libgomp, so that the process behaves exactly as without the shim.
 //
-// Why forwarding by default: until GCC's libgomp testsuite passes under the native runtime
-// (docs/openmp.md), a process under the preload must behave exactly as without it. The shim
-// still owns every GOMP_*/omp_* name, so moving a row to the native runtime needs no new
-// interposition, only another target here.
+// The native runtime is the default since it passes GCC's libgomp testsuite as libgomp does and
+// its regions cost less (docs/openmp.md, "Decision"). The shim owns every GOMP_*/omp_* name
+// either way, so a row's target is chosen here, with no other interposition.
 //
 // How the real function is found, once per row (openmp_entry.h: the trampolines cache it):
 //   1. dlvsym(RTLD_NEXT, name, version): the libgomp the program itself links (the next object
@@ -101,8 +101,8 @@ extern "C" void* poolshim_openmp_resolve(poolshim::abi::openmp::Entry* entry) {
   if (o.openmp_native && (o.disabled & poolshim::config::kSurfaceOpenmp) == 0 &&
       (target = native::lookup(entry->name, entry->version)) != nullptr) {
     poolshim::diag::log_once(LogSite::openmp_native, poolshim::diag::LogLevel::info,
-                             "openmp: POOLSHIM_OPENMP=shim: regions run on the shim's workers "
-                             "(first: %s)",
+                             "openmp: regions run on the shim's workers (the native runtime; "
+                             "POOLSHIM_OPENMP=forward gives them to libgomp) (first: %s)",
                              entry->name);
     entry->target.store(target, std::memory_order_release);
     return target;
