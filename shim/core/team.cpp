@@ -83,7 +83,8 @@ std::atomic<uint32_t> g_gang_sleepers{0};
 std::atomic<uint32_t> g_gang_starting{0};
 std::atomic<size_t> g_extra{0};  // gang threads started (workers beyond the budget)
 
-// Serving threads' ids (1, 2, ...), given on first serve.
+// Serving threads' ids (1, 2, ...): a pool worker's or gang thread's at its start (note_worker,
+// gang_thread_main), any other thread's on its first serve.
 std::atomic<uint32_t> g_next_id{1};
 POOLSHIM_FAST_TLS thread_local uint32_t t_id = 0;
 // Per server (by id, below kTrackedIds), on a line of its own (each thread writes its own entry,
