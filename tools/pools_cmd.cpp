@@ -185,10 +185,9 @@ std::vector<Pool> pools_of_pid(long pid, std::string* error) {
     if (p.merged) {
       p.reason = "the shim's OpenMP surface runs its parallel regions on the one pool";
     } else if (openmp && shim_openmp) {
-      p.reason =
-          prefix_of(e.path) +
-          " keeps its own pool (the shim's OpenMP surface forwards to it; "
-          "POOLSHIM_OPENMP=forward is set)";
+      p.reason = prefix_of(e.path) +
+                 " keeps its own pool (the shim's OpenMP surface forwards to it; "
+                 "POOLSHIM_OPENMP=forward is set)";
     } else {
       p.reason =
           openmp ? prefix_of(e.path) + " keeps its own pool (the shim exports no OpenMP surface)"
