@@ -265,6 +265,18 @@ Scan scan(const Job& job, size_t me, bool progress) {
 // How often a watcher reads the open runs' progress.
 constexpr long kLookNs = 2 * 1000;
 
+void withdraw(Job& job);
+
+// The caller, after withdraw(): no worker can join any more, and every worker that did has left
+// (its slot reference is gone: seq_cst, after its last item). Nothing was left to claim when the
+// call was withdrawn and the caller's own runs are closed, so every item has run, unless a
+// worker's task ended its thread with items in its run (job.lost). One line to poll (the slot's)
+// instead of the done count and then the references.
+inline bool left_alone(const Job& job) {
+  return g_slots[job.slot].refs.load(std::memory_order_seq_cst) == 0 &&
+         !job.lost.load(std::memory_order_relaxed);
+}
+
 // Nothing was left to claim: stays while some run holds items nobody has started, and takes them
 // from a run that has made no progress for kStallNs (its current item blocks or runs long).
 // Returns when every item of the call has run (job.done: one line, read in O(1)), every other run
@@ -278,11 +290,20 @@ Share watch(Job& job, size_t me, bool worker, size_t mine) {
   size_t tracked = kNone, tracked_started = 0;  // the run being watched, and its progress
   long since = 0, next_look = 0, quiet_until = 0;
   unsigned pause = 4;
+  // A scan found no lane with an item to claim: as good as all_claimed() (lengths only go
+  // down), also before every owner has counted its lane drained.
+  bool none_unclaimed = false;
   while (!cancelled(job)) {
-    if (all_done(job)) return Share::done;
+    if (!worker && job.withdrawn ? left_alone(job) : all_done(job)) return Share::done;
     const long now = now_ns();
-    if (quiet_until == 0) quiet_until = now + kLookNs;
-    if (now < quiet_until && all_claimed(job)) {  // O(1): the last runs are finishing
+    if (quiet_until == 0) {
+      quiet_until = now + kLookNs;
+      // The first look at the runs' progress lines waits as long: reading them now would only
+      // turn the owners' next take() into misses, and no run stalls that soon (kStallNs).
+      next_look = quiet_until;
+    }
+    if (now < quiet_until && (none_unclaimed || all_claimed(job))) {  // O(1): the last runs end
+      if (!worker) withdraw(job);  // nothing left to claim (below)
       if (worker && busy::over_budget()) return Share::left;
       for (unsigned i = 0; i < pause; ++i) cpu_relax();
       if (pause < 256) pause *= 2;
@@ -291,6 +312,13 @@ Share watch(Job& job, size_t me, bool worker, size_t mine) {
     uint32_t seq = job.steals.load(std::memory_order_acquire);
     const bool look = now >= next_look;
     Scan sc = scan(job, me, look);
+    // The caller, once no lane holds an item to claim (lengths only go down): a worker joining
+    // now could claim nothing, so the call is unpublished while the last runs finish instead of
+    // after them (detach() then only waits for the references).
+    if (sc.unclaimed == kNone) {
+      none_unclaimed = true;
+      if (!worker) withdraw(job);
+    }
     if (sc.unclaimed != kNone) {  // a lane another participant left (the budget, an unwind)
       size_t begin, got;
       while (!cancelled(job) &&
@@ -446,6 +474,7 @@ __attribute__((noinline, no_sanitize("null"))) void worker_share(Job& job, size_
     // in its run, where the other participants take them (watch). The unwind ends this worker;
     // the scopes in help_one_call() give back its slot reference and busy count on the way out,
     // and workers.cpp forgets the thread. Its lane is not given back: its run keeps the items.
+    job.lost.store(true, std::memory_order_relaxed);  // before the reference goes (seq_cst)
     diag::log_once(diag::LogSite::task_ended_worker, diag::LogLevel::warn,
                    "a task ended its pool thread (pthread_exit or cancellation); the call's "
                    "other items run on the remaining threads");
@@ -455,13 +484,24 @@ __attribute__((noinline, no_sanitize("null"))) void worker_share(Job& job, size_
   }
 }
 
-// Owner side of the slot protocol: stop new workers, wait for those inside to leave.
-void detach(size_t s) {
-  Slot& slot = g_slots[s];
+// Owner side of the slot protocol, first half: stop new workers (the ones inside go on). Done
+// by detach() at the latest, and earlier by the caller's watch() once nothing is left to claim.
+// A lane given back after that (a worker leaving for the budget) is not taken up by another
+// worker: the participants still in the call, the caller at least, claim its items.
+void withdraw(Job& job) {
+  if (job.withdrawn) return;
+  job.withdrawn = true;
+  const size_t s = job.slot;
   POOLSHIM_COUNT_SHARED();
   g_open.fetch_and(~(uint64_t{1} << s), std::memory_order_seq_cst);
   POOLSHIM_COUNT_SHARED();  // a seq_cst store is a locked exchange on x86
-  slot.job.store(nullptr, std::memory_order_seq_cst);
+  g_slots[s].job.store(nullptr, std::memory_order_seq_cst);
+}
+
+// Owner side of the slot protocol: stop new workers, wait for those inside to leave.
+void detach(Job& job) {
+  withdraw(job);
+  Slot& slot = g_slots[job.slot];
   // Spin by time, as the workers do (a pause is 10 ns on one CPU and 150 ns on the next).
   long deadline = 0;
   for (unsigned spin = 0; slot.refs.load(std::memory_order_seq_cst) != 0; ++spin) {
@@ -568,8 +608,10 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   job.slot = s;
   job.range = range;
   job.lane = storage;
-  for (size_t i = 0; i < lanes; ++i) new (&job.lane[i]) Lane();  // trivially destructible
-  job.lane[0].taken.store(1, std::memory_order_relaxed);         // the caller's
+  // Default-initialised, not value-initialised (`Lane()` would zero all three lines of each lane
+  // first): only the fields with initialisers are written (the run's progress line is not).
+  for (size_t i = 0; i < lanes; ++i) new (&job.lane[i]) Lane;  // trivially destructible
+  job.lane[0].taken.store(1, std::memory_order_relaxed);       // the caller's
   POOLSHIM_COUNTERS_ONLY(record_lane(job, 0));
   split(job, range);
   job.fence = !heavy_barrier_ready();
@@ -587,11 +629,11 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
     participate(job, 0, false);
   } catch (...) {
     job.cancelled.store(true, std::memory_order_relaxed);
-    detach(s);  // every claimed item has finished when this returns
+    detach(job);  // every claimed item has finished when this returns
     forget_given_back(job);
     throw;
   }
-  detach(s);
+  detach(job);
   forget_given_back(job);
   POOLSHIM_COUNTERS_ONLY(compare_history(job, range));
   if (job.has_error.load(std::memory_order_acquire)) std::rethrow_exception(job.error);
@@ -633,10 +675,11 @@ Help help_one_call() {
     POOLSHIM_COUNTERS_ONLY(record_lane(*job, lane));
     POOLSHIM_COUNT(kJoins, 1);
     workers::settle_wake();  // this worker's wake-up (if it was woken) has joined
+    const bool yield = (job->flags & kFlagYieldWorkers) != 0;  // read while the job is warm
     team::note_pool_call(true);
     worker_share(*job, lane);
     team::note_pool_call(false);
-    return (job->flags & kFlagYieldWorkers) != 0 ? Help::helped_yield : Help::helped;
+    return yield ? Help::helped_yield : Help::helped;
   }
   // No call it could join. When the budget's threads are all busy it could not join the next
   // one either: sleep at once (a caller that leaves wakes one) instead of spinning on a CPU
