@@ -284,8 +284,19 @@ inline bool left_alone(const Job& job) {
 // While every lane is drained the lanes are first left alone for kLookNs, in which the common end
 // of a call (the last runs finish) is seen on the done count alone; only a call whose last items
 // take longer is scanned lane by lane. Between looks a watcher backs off, from a few pauses (a
-// call whose last items end now returns at once) to about a microsecond.
+// call whose last items end now returns at once) to about a microsecond. The caller withdraws
+// its call on the way in and then waits on the slot's references instead of the done count
+// (left_alone()).
 Share watch(Job& job, size_t me, bool worker, size_t mine) {
+  // The caller comes here after it found every lane empty (its own, then each other one in
+  // turn; lengths only go down): a worker joining now could claim nothing, so the call is
+  // unpublished now, while the last runs finish, instead of after them.
+  if (!worker) {
+    withdraw(job);
+    // No worker inside (the slot's line is the one withdraw() just wrote): the caller ran every
+    // item, and nobody needs its count.
+    if (left_alone(job)) return Share::done;
+  }
   add_done(job, &mine);
   size_t tracked = kNone, tracked_started = 0;  // the run being watched, and its progress
   long since = 0, next_look = 0, quiet_until = 0;
@@ -303,7 +314,6 @@ Share watch(Job& job, size_t me, bool worker, size_t mine) {
       next_look = quiet_until;
     }
     if (now < quiet_until && (none_unclaimed || all_claimed(job))) {  // O(1): the last runs end
-      if (!worker) withdraw(job);  // nothing left to claim (below)
       if (worker && busy::over_budget()) return Share::left;
       for (unsigned i = 0; i < pause; ++i) cpu_relax();
       if (pause < 256) pause *= 2;
@@ -312,13 +322,7 @@ Share watch(Job& job, size_t me, bool worker, size_t mine) {
     uint32_t seq = job.steals.load(std::memory_order_acquire);
     const bool look = now >= next_look;
     Scan sc = scan(job, me, look);
-    // The caller, once no lane holds an item to claim (lengths only go down): a worker joining
-    // now could claim nothing, so the call is unpublished while the last runs finish instead of
-    // after them (detach() then only waits for the references).
-    if (sc.unclaimed == kNone) {
-      none_unclaimed = true;
-      if (!worker) withdraw(job);
-    }
+    if (sc.unclaimed == kNone) none_unclaimed = true;
     if (sc.unclaimed != kNone) {  // a lane another participant left (the budget, an unwind)
       size_t begin, got;
       while (!cancelled(job) &&
@@ -665,7 +669,10 @@ Help help_one_call() {
     open &= open - 1;
     SlotRef ref(g_slots[s], s);
     Job* job = ref.slot.job.load(std::memory_order_seq_cst);
-    if (job == nullptr || !has_free_lane(*job) || job->cancelled.load(std::memory_order_relaxed))
+    // A call whose items have all run (the caller ran the last ones before it withdrew the call)
+    // is left at once: the done count is on the line has_free_lane() reads anyway.
+    if (job == nullptr || all_done(*job) || !has_free_lane(*job) ||
+        job->cancelled.load(std::memory_order_relaxed))
       continue;
     if (!busy::worker_try_enter()) return Help::over_budget;  // the budget's threads are all busy
     BusyWorker counted;
