@@ -266,6 +266,7 @@ Scan scan(const Job& job, size_t me, bool progress) {
 constexpr long kLookNs = 2 * 1000;
 
 void withdraw(Job& job);
+void republish(Job& job);
 
 // The caller, after withdraw(): no worker can join any more, and every worker that did has left
 // (its slot reference is gone: seq_cst, after its last item). Nothing was left to claim when the
@@ -344,6 +345,10 @@ Share watch(Job& job, size_t me, bool worker, size_t mine) {
         tracked_started = job.lane[tracked].run.started();
         since = now;
       } else if (now - since > kStallNs) {
+        // A run has stalled (an item blocks, perhaps on another item of this call): the call is
+        // offered to joiners again, so that a worker can come and take the items nobody has
+        // started, also from the run the caller is about to steal (if it blocks in turn).
+        if (!worker) republish(job);
         size_t b, e;
         POOLSHIM_COUNT_SHARED();
         job.steals.fetch_add(1, std::memory_order_acq_rel);  // odd: items between runs
@@ -502,6 +507,26 @@ void withdraw(Job& job) {
   g_slots[s].job.store(nullptr, std::memory_order_seq_cst);
 }
 
+// Owner side: makes the call visible to workers (its slot's job, its bit in g_open), and wakes at
+// most one sleeper. Spinning workers see the epoch; of the sleepers this caller wakes one, when
+// the budget has room for it, and each worker that joins wakes the next (the cascade,
+// help_one_call()).
+void publish(Job& job) {
+  POOLSHIM_COUNT_SHARED();  // a seq_cst store is a locked exchange on x86
+  g_slots[job.slot].job.store(&job, std::memory_order_seq_cst);
+  POOLSHIM_COUNT_SHARED();
+  g_open.fetch_or(uint64_t{1} << job.slot, std::memory_order_seq_cst);
+  workers::wake_one(busy::room(), true);
+}
+
+// The caller's watch() withdrew the call and then found a run that makes no progress: publishes
+// it again (detach() withdraws it for good).
+void republish(Job& job) {
+  if (!job.withdrawn) return;
+  job.withdrawn = false;
+  publish(job);
+}
+
 // Owner side of the slot protocol: stop new workers, wait for those inside to leave.
 void detach(Job& job) {
   withdraw(job);
@@ -621,13 +646,7 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   job.fence = !heavy_barrier_ready();
 
   POOLSHIM_COUNT(kCalls, 1);
-  POOLSHIM_COUNT_SHARED();  // a seq_cst store is a locked exchange on x86
-  g_slots[s].job.store(&job, std::memory_order_seq_cst);
-  POOLSHIM_COUNT_SHARED();
-  g_open.fetch_or(uint64_t{1} << s, std::memory_order_seq_cst);
-  // Spinning workers see the epoch; of the sleepers this caller wakes one, when the budget has
-  // room for it, and each worker that joins wakes the next (the cascade, help_one_call()).
-  workers::wake_one(busy::room(), true);
+  publish(job);
 
   try {
     participate(job, 0, false);
