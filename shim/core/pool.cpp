@@ -303,10 +303,18 @@ Share watch(Job& job, size_t me, bool worker, size_t mine) {
   long since = 0, next_look = 0, quiet_until = 0;
   unsigned pause = 4;
   // A scan found no lane with an item to claim: as good as all_claimed() (lengths only go
-  // down), also before every owner has counted its lane drained.
-  bool none_unclaimed = false;
+  // down), also before every owner has counted its lane drained. The caller knows it already.
+  bool none_unclaimed = !worker;
   while (!cancelled(job)) {
-    if (!worker && job.withdrawn ? left_alone(job) : all_done(job)) return Share::done;
+    if (!worker && job.withdrawn) {
+      // The slot's line changes only when a worker joins or leaves (never while it runs items):
+      // polled without backing off, as detach() does, the caller sees the last worker leave at
+      // once (a backoff of up to 256 pauses would add microseconds to every call's end).
+      for (int i = 0; i < 16; ++i, cpu_relax())
+        if (left_alone(job)) return Share::done;
+    } else if (all_done(job)) {
+      return Share::done;
+    }
     const long now = now_ns();
     if (quiet_until == 0) {
       quiet_until = now + kLookNs;
@@ -316,6 +324,7 @@ Share watch(Job& job, size_t me, bool worker, size_t mine) {
     }
     if (now < quiet_until && (none_unclaimed || all_claimed(job))) {  // O(1): the last runs end
       if (worker && busy::over_budget()) return Share::left;
+      if (!worker && job.withdrawn) continue;  // polled above
       for (unsigned i = 0; i < pause; ++i) cpu_relax();
       if (pause < 256) pause *= 2;
       continue;
