@@ -293,6 +293,10 @@ Share watch(Job& job, size_t me, bool worker, size_t mine) {
   // turn; lengths only go down): a worker joining now could claim nothing, so the call is
   // unpublished now, while the last runs finish, instead of after them.
   if (!worker) {
+    // No lane is worth joining any more (every one is empty): a worker that took a reference just
+    // before the withdrawal reads this on the line it reads anyway (has_free_lane()) and turns
+    // back before the busy count and a lane. A hint only: republish() lowers it again.
+    job.next_lane.store(job.lanes, std::memory_order_relaxed);
     withdraw(job);
     // No worker inside (the slot's line is the one withdraw() just wrote): the caller ran every
     // item, and nobody needs its count.
@@ -533,6 +537,7 @@ void publish(Job& job) {
 void republish(Job& job) {
   if (!job.withdrawn) return;
   job.withdrawn = false;
+  job.next_lane.store(1, std::memory_order_relaxed);  // take_lane() skips the lanes taken
   publish(job);
 }
 
