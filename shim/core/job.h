@@ -53,9 +53,14 @@ struct Job {
   // and read by the caller after every participant has left.
   std::atomic<bool> cancelled{false};
   std::atomic<bool> has_error{false};
+  // A worker's task ended its thread (forced unwind): its run keeps items nobody ran, so the
+  // caller cannot take "every worker has left" for "every item has run" (pool.cpp, watch()).
+  std::atomic<bool> lost{false};
   std::exception_ptr error;
   // Owners fence each take() (no process-wide barrier available); fixed for the call.
   bool fence = true;
+  // The caller's: the call is no longer offered to joiners (unpublished, pool.cpp, withdraw()).
+  bool withdrawn = false;
 
   // The claim counters, on a line of their own: the fields above are read by every participant
   // on every run, these are written by each joiner (a read-mostly field next to them would make

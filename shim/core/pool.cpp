@@ -265,6 +265,19 @@ Scan scan(const Job& job, size_t me, bool progress) {
 // How often a watcher reads the open runs' progress.
 constexpr long kLookNs = 2 * 1000;
 
+void withdraw(Job& job);
+void republish(Job& job);
+
+// The caller, after withdraw(): no worker can join any more, and every worker that did has left
+// (its slot reference is gone: seq_cst, after its last item). Nothing was left to claim when the
+// call was withdrawn and the caller's own runs are closed, so every item has run, unless a
+// worker's task ended its thread with items in its run (job.lost). One line to poll (the slot's)
+// instead of the done count and then the references.
+inline bool left_alone(const Job& job) {
+  return g_slots[job.slot].refs.load(std::memory_order_seq_cst) == 0 &&
+         !job.lost.load(std::memory_order_relaxed);
+}
+
 // Nothing was left to claim: stays while some run holds items nobody has started, and takes them
 // from a run that has made no progress for kStallNs (its current item blocks or runs long).
 // Returns when every item of the call has run (job.done: one line, read in O(1)), every other run
@@ -272,18 +285,50 @@ constexpr long kLookNs = 2 * 1000;
 // While every lane is drained the lanes are first left alone for kLookNs, in which the common end
 // of a call (the last runs finish) is seen on the done count alone; only a call whose last items
 // take longer is scanned lane by lane. Between looks a watcher backs off, from a few pauses (a
-// call whose last items end now returns at once) to about a microsecond.
+// call whose last items end now returns at once) to about a microsecond. The caller withdraws
+// its call on the way in and then waits on the slot's references instead of the done count
+// (left_alone()).
 Share watch(Job& job, size_t me, bool worker, size_t mine) {
+  // The caller comes here after it found every lane empty (its own, then each other one in
+  // turn; lengths only go down): a worker joining now could claim nothing, so the call is
+  // unpublished now, while the last runs finish, instead of after them.
+  if (!worker) {
+    // No lane is worth joining any more (every one is empty): a worker that took a reference just
+    // before the withdrawal reads this on the line it reads anyway (has_free_lane()) and turns
+    // back before the busy count and a lane. A hint only: republish() lowers it again.
+    job.next_lane.store(job.lanes, std::memory_order_relaxed);
+    withdraw(job);
+    // No worker inside (the slot's line is the one withdraw() just wrote): the caller ran every
+    // item, and nobody needs its count.
+    if (left_alone(job)) return Share::done;
+  }
   add_done(job, &mine);
   size_t tracked = kNone, tracked_started = 0;  // the run being watched, and its progress
   long since = 0, next_look = 0, quiet_until = 0;
   unsigned pause = 4;
+  // A scan found no lane with an item to claim: as good as all_claimed() (lengths only go
+  // down), also before every owner has counted its lane drained. The caller knows it already.
+  bool none_unclaimed = !worker;
   while (!cancelled(job)) {
-    if (all_done(job)) return Share::done;
+    if (!worker && job.withdrawn) {
+      // The slot's line changes only when a worker joins or leaves (never while it runs items):
+      // polled without backing off, as detach() does, the caller sees the last worker leave at
+      // once (a backoff of up to 256 pauses would add microseconds to every call's end).
+      for (int i = 0; i < 16; ++i, cpu_relax())
+        if (left_alone(job)) return Share::done;
+    } else if (all_done(job)) {
+      return Share::done;
+    }
     const long now = now_ns();
-    if (quiet_until == 0) quiet_until = now + kLookNs;
-    if (now < quiet_until && all_claimed(job)) {  // O(1): the last runs are finishing
+    if (quiet_until == 0) {
+      quiet_until = now + kLookNs;
+      // The first look at the runs' progress lines waits as long: reading them now would only
+      // turn the owners' next take() into misses, and no run stalls that soon (kStallNs).
+      next_look = quiet_until;
+    }
+    if (now < quiet_until && (none_unclaimed || all_claimed(job))) {  // O(1): the last runs end
       if (worker && busy::over_budget()) return Share::left;
+      if (!worker && job.withdrawn) continue;  // polled above
       for (unsigned i = 0; i < pause; ++i) cpu_relax();
       if (pause < 256) pause *= 2;
       continue;
@@ -291,6 +336,7 @@ Share watch(Job& job, size_t me, bool worker, size_t mine) {
     uint32_t seq = job.steals.load(std::memory_order_acquire);
     const bool look = now >= next_look;
     Scan sc = scan(job, me, look);
+    if (sc.unclaimed == kNone) none_unclaimed = true;
     if (sc.unclaimed != kNone) {  // a lane another participant left (the budget, an unwind)
       size_t begin, got;
       while (!cancelled(job) &&
@@ -312,6 +358,10 @@ Share watch(Job& job, size_t me, bool worker, size_t mine) {
         tracked_started = job.lane[tracked].run.started();
         since = now;
       } else if (now - since > kStallNs) {
+        // A run has stalled (an item blocks, perhaps on another item of this call): the call is
+        // offered to joiners again, so that a worker can come and take the items nobody has
+        // started, also from the run the caller is about to steal (if it blocks in turn).
+        if (!worker) republish(job);
         size_t b, e;
         POOLSHIM_COUNT_SHARED();
         job.steals.fetch_add(1, std::memory_order_acq_rel);  // odd: items between runs
@@ -446,6 +496,7 @@ __attribute__((noinline, no_sanitize("null"))) void worker_share(Job& job, size_
     // in its run, where the other participants take them (watch). The unwind ends this worker;
     // the scopes in help_one_call() give back its slot reference and busy count on the way out,
     // and workers.cpp forgets the thread. Its lane is not given back: its run keeps the items.
+    job.lost.store(true, std::memory_order_relaxed);  // before the reference goes (seq_cst)
     diag::log_once(diag::LogSite::task_ended_worker, diag::LogLevel::warn,
                    "a task ended its pool thread (pthread_exit or cancellation); the call's "
                    "other items run on the remaining threads");
@@ -455,13 +506,45 @@ __attribute__((noinline, no_sanitize("null"))) void worker_share(Job& job, size_
   }
 }
 
-// Owner side of the slot protocol: stop new workers, wait for those inside to leave.
-void detach(size_t s) {
-  Slot& slot = g_slots[s];
+// Owner side of the slot protocol, first half: stop new workers (the ones inside go on). Done
+// by detach() at the latest, and earlier by the caller's watch() once nothing is left to claim.
+// A lane given back after that (a worker leaving for the budget) is not taken up by another
+// worker: the participants still in the call, the caller at least, claim its items.
+void withdraw(Job& job) {
+  if (job.withdrawn) return;
+  job.withdrawn = true;
+  const size_t s = job.slot;
   POOLSHIM_COUNT_SHARED();
   g_open.fetch_and(~(uint64_t{1} << s), std::memory_order_seq_cst);
   POOLSHIM_COUNT_SHARED();  // a seq_cst store is a locked exchange on x86
-  slot.job.store(nullptr, std::memory_order_seq_cst);
+  g_slots[s].job.store(nullptr, std::memory_order_seq_cst);
+}
+
+// Owner side: makes the call visible to workers (its slot's job, its bit in g_open), and wakes at
+// most one sleeper. Spinning workers see the epoch; of the sleepers this caller wakes one, when
+// the budget has room for it, and each worker that joins wakes the next (the cascade,
+// help_one_call()).
+void publish(Job& job) {
+  POOLSHIM_COUNT_SHARED();  // a seq_cst store is a locked exchange on x86
+  g_slots[job.slot].job.store(&job, std::memory_order_seq_cst);
+  POOLSHIM_COUNT_SHARED();
+  g_open.fetch_or(uint64_t{1} << job.slot, std::memory_order_seq_cst);
+  workers::wake_one(busy::room(), true);
+}
+
+// The caller's watch() withdrew the call and then found a run that makes no progress: publishes
+// it again (detach() withdraws it for good).
+void republish(Job& job) {
+  if (!job.withdrawn) return;
+  job.withdrawn = false;
+  job.next_lane.store(1, std::memory_order_relaxed);  // take_lane() skips the lanes taken
+  publish(job);
+}
+
+// Owner side of the slot protocol: stop new workers, wait for those inside to leave.
+void detach(Job& job) {
+  withdraw(job);
+  Slot& slot = g_slots[job.slot];
   // Spin by time, as the workers do (a pause is 10 ns on one CPU and 150 ns on the next).
   long deadline = 0;
   for (unsigned spin = 0; slot.refs.load(std::memory_order_seq_cst) != 0; ++spin) {
@@ -568,30 +651,26 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   job.slot = s;
   job.range = range;
   job.lane = storage;
-  for (size_t i = 0; i < lanes; ++i) new (&job.lane[i]) Lane();  // trivially destructible
-  job.lane[0].taken.store(1, std::memory_order_relaxed);         // the caller's
+  // Default-initialised, not value-initialised (`Lane()` would zero all three lines of each lane
+  // first): only the fields with initialisers are written (the run's progress line is not).
+  for (size_t i = 0; i < lanes; ++i) new (&job.lane[i]) Lane;  // trivially destructible
+  job.lane[0].taken.store(1, std::memory_order_relaxed);       // the caller's
   POOLSHIM_COUNTERS_ONLY(record_lane(job, 0));
   split(job, range);
   job.fence = !heavy_barrier_ready();
 
   POOLSHIM_COUNT(kCalls, 1);
-  POOLSHIM_COUNT_SHARED();  // a seq_cst store is a locked exchange on x86
-  g_slots[s].job.store(&job, std::memory_order_seq_cst);
-  POOLSHIM_COUNT_SHARED();
-  g_open.fetch_or(uint64_t{1} << s, std::memory_order_seq_cst);
-  // Spinning workers see the epoch; of the sleepers this caller wakes one, when the budget has
-  // room for it, and each worker that joins wakes the next (the cascade, help_one_call()).
-  workers::wake_one(busy::room(), true);
+  publish(job);
 
   try {
     participate(job, 0, false);
   } catch (...) {
     job.cancelled.store(true, std::memory_order_relaxed);
-    detach(s);  // every claimed item has finished when this returns
+    detach(job);  // every claimed item has finished when this returns
     forget_given_back(job);
     throw;
   }
-  detach(s);
+  detach(job);
   forget_given_back(job);
   POOLSHIM_COUNTERS_ONLY(compare_history(job, range));
   if (job.has_error.load(std::memory_order_acquire)) std::rethrow_exception(job.error);
@@ -623,7 +702,10 @@ Help help_one_call() {
     open &= open - 1;
     SlotRef ref(g_slots[s], s);
     Job* job = ref.slot.job.load(std::memory_order_seq_cst);
-    if (job == nullptr || !has_free_lane(*job) || job->cancelled.load(std::memory_order_relaxed))
+    // A call whose items have all run (the caller ran the last ones before it withdrew the call)
+    // is left at once: the done count is on the line has_free_lane() reads anyway.
+    if (job == nullptr || all_done(*job) || !has_free_lane(*job) ||
+        job->cancelled.load(std::memory_order_relaxed))
       continue;
     if (!busy::worker_try_enter()) return Help::over_budget;  // the budget's threads are all busy
     BusyWorker counted;
@@ -633,10 +715,11 @@ Help help_one_call() {
     POOLSHIM_COUNTERS_ONLY(record_lane(*job, lane));
     POOLSHIM_COUNT(kJoins, 1);
     workers::settle_wake();  // this worker's wake-up (if it was woken) has joined
+    const bool yield = (job->flags & kFlagYieldWorkers) != 0;  // read while the job is warm
     team::note_pool_call(true);
     worker_share(*job, lane);
     team::note_pool_call(false);
-    return (job->flags & kFlagYieldWorkers) != 0 ? Help::helped_yield : Help::helped;
+    return yield ? Help::helped_yield : Help::helped;
   }
   // No call it could join. When the budget's threads are all busy it could not join the next
   // one either: sleep at once (a caller that leaves wakes one) instead of spinning on a CPU

@@ -172,18 +172,20 @@ inline void walk(const Shape<D>& s, const Body& body, size_t thread_index, size_
 void warn_too_large(const char* what);
 
 // The s.total tiles of a shape on the pool: every run the pool hands out is walked by Walk (walk()
-// for the static variants, dynamic_run() for the dynamic ones).
+// for the static variants, dynamic_run() for the dynamic ones). The shape and the body are
+// copied into one context (a few stores on the caller): a worker then reads one block of the
+// caller's stack, not a block of pointers and then what they point to (a miss less per call).
 template <size_t D, typename Body,
           void (*Walk)(const Shape<D>&, const Body&, size_t, size_t, core::Run&)>
 void run_shape(pthreadpool_t pool, const char* what, const Shape<D>& s, uint32_t flags,
                const Body& body) {
   struct Ctx {
-    const Shape<D>* s;
-    const Body* body;
-  } ctx{&s, &body};
+    Shape<D> s;
+    Body body;
+  } ctx{s, body};
   auto range_fn = [](void* p, size_t thread_index, size_t begin, core::Run& run) {
     auto* c = static_cast<Ctx*>(p);
-    Walk(*c->s, *c->body, thread_index, begin, run);
+    Walk(c->s, c->body, thread_index, begin, run);
   };
   run_ranges(resolve(pool, what), s.total, range_fn, &ctx, flags);
 }
