@@ -98,8 +98,8 @@ endif()
 # call whose run stalls after the caller withdrew it is published once more, 4-5 RMWs, which on
 # a loaded machine can be most calls at width 64: the caller's bound leaves room for that);
 # 8 callers released together on a sleeping pool of 16 never have more wake-ups in flight than
-# the 8 threads that can join (plus one: counters_host.cpp says why), none finds no room, and at most those 8 are woken in vain in a
-# round; identical calls keep their lanes on their threads (every lane joined: --gather) and, at
+# the 8 threads that can join (plus one: counters_host.cpp says why), none finds no room, and at
+# most twice those 8 are woken in vain in a round; identical calls keep their lanes on their threads (every lane joined: --gather) and, at
 # width 2, their items.
 if(POOLSHIM_COUNTERS)
   function(poolshim_counters_test name threads)
