@@ -96,7 +96,10 @@ endif()
 # timing (counters_host). Shared-line RMWs per call and per join stay below a constant that does
 # not depend on the width (measured: 11-12 per call, 6-16 per join, at widths 2, 16 and 64; a
 # call whose run stalls after the caller withdrew it is published once more, 4-5 RMWs, which on
-# a loaded machine can be most calls at width 64: the caller's bound leaves room for that);
+# a loaded machine can be most calls at width 64: the caller's bound leaves room for that; a
+# worker's count per join also holds the idle loops' RMWs of the workers woken in vain, which in
+# the ASan+UBSan build, with 0.7 joins per call since the caller withdraws its call early, read
+# 20-21 per join at widths 16 and 64: the worker's bound is 32, still the same at every width);
 # 8 callers released together on a sleeping pool of 16 never have more wake-ups in flight than
 # the 8 threads that can join (plus one: counters_host.cpp says why), none finds no room, and at
 # most twice those 8 are woken in vain in a round; identical calls keep their lanes on their threads (every lane joined: --gather) and, at
@@ -112,7 +115,7 @@ if(POOLSHIM_COUNTERS)
   endfunction()
   foreach(_w 2 16 64)
     poolshim_counters_test(shared_rmw_width_${_w} ${_w} calls --width ${_w} --calls 1000
-      --max-caller-shared 24 --max-worker-shared 20)
+      --max-caller-shared 24 --max-worker-shared 32)
   endforeach()
   poolshim_counters_test(herd_8_callers_pool_16 16 herd --callers 8 --rounds 20)
   poolshim_counters_test(affinity_width_2 2 calls --width 2 --calls 1000 --min-affinity 90
