@@ -35,6 +35,22 @@ for r in $(seq 1 "$rounds"); do
     clean env ${variant[$v]} "$work/tasks" 1000 10 5 | sed "s/^/$v /" >> "$work/tasks.txt"
   done
 done
+# One table row per name: each variant's median over the rounds of the value ($3 of the lines
+# "variant name value [threads]"), with the threads that ran work in parentheses when given.
+rows() {
+  local file=$1 c v m row
+  shift
+  for c in "$@"; do
+    row="| $c |"
+    for v in "${order[@]}"; do
+      m=$(awk -v v="$v" -v c="$c" '$1==v && $2==c {print $3, $4}' "$file" | sort -g |
+          awk '{a[NR]=$1; u[NR]=$2} END {if (!NR) {print "-"; exit}; k=int((NR+1)/2)
+               print a[k] (u[k] != "" ? " (" u[k] ")" : "")}')
+      row="$row $m |"
+    done
+    echo "$row"
+  done
+}
 {
   echo "# OpenMP bench"
   echo
@@ -44,29 +60,13 @@ done
   echo
   echo "| construct | libgomp | libomp (preloaded) | shim, forwarding | shim, native |"
   echo "|---|---|---|---|---|"
-  for c in parallel for barrier single critical reduction; do
-    row="| $c |"
-    for v in "${order[@]}"; do
-      m=$(awk -v v="$v" -v c="$c" '$1==v && $2==c {print $3}' "$work/epcc.txt" | sort -g |
-          awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}')
-      row="$row $m |"
-    done
-    echo "$row"
-  done
+  rows "$work/epcc.txt" parallel for barrier single critical reduction
   echo
   echo "## Task parallelism, milliseconds (1000 x ~10 us of work), 2 threads: median (threads that ran work)"
   echo
   echo "| variant | libgomp | libomp (preloaded) | shim, forwarding | shim, native |"
   echo "|---|---|---|---|---|"
-  for c in tasks taskloop-grainsize1 taskloop-2-per-thread tasks-sleep; do
-    row="| $c |"
-    for v in "${order[@]}"; do
-      m=$(awk -v v="$v" -v c="$c" '$1==v && $2==c {print $3, $4}' "$work/tasks.txt" | sort -g |
-          awk '{a[NR]=$1; u[NR]=$2} END {if (NR) print a[int((NR+1)/2)] " (" u[int((NR+1)/2)] ")"; else print "-"}')
-      row="$row $m |"
-    done
-    echo "$row"
-  done
+  rows "$work/tasks.txt" tasks taskloop-grainsize1 taskloop-2-per-thread tasks-sleep
 } > "$out/openmp.md"
 if /usr/bin/python3 -c "import torch" 2>/dev/null; then
   loop() { clean env "$@" /usr/bin/python3 "$here/openmp_torch_loop.py" 2 1000; }

@@ -180,13 +180,17 @@ void compare_history(const Job& job, size_t range) {
 // leaves the run open: the call is cancelled (nobody steals or claims any more), or, for a
 // forced unwind on a worker, the other participants take the items it will never start.
 // Returns how many items this participant ran (a thief may have taken the rest).
-inline size_t execute(Job& job, size_t me, size_t begin, size_t end) {
+inline size_t run_opened(Job& job, size_t me, size_t begin) {
   Run& run = job.lane[me].run;
-  run.open(begin, end, job.fence);
   job.fn(job.ctx, me, begin, run);
   run.close();
   POOLSHIM_COUNTERS_ONLY(record_items(job, run.begin(), run.closed_end()));
   return run.closed_end() - run.begin();
+}
+
+inline size_t execute(Job& job, size_t me, size_t begin, size_t end) {
+  job.lane[me].run.open(begin, end, job.fence);
+  return run_opened(job, me, begin);
 }
 
 // Items a participant ran, added to the job's count once (one RMW) when it runs out of claims.
@@ -365,17 +369,13 @@ Share watch(Job& job, size_t me, bool worker, size_t mine) {
         size_t b, e;
         POOLSHIM_COUNT_SHARED();
         job.steals.fetch_add(1, std::memory_order_acq_rel);  // odd: items between runs
-        Run& run = job.lane[me].run;
         bool got = job.lane[tracked].run.steal(job.fence, &b, &e);
-        if (got) run.open(b, e, job.fence);
+        if (got) job.lane[me].run.open(b, e, job.fence);  // inside the odd window: thieves wait
         POOLSHIM_COUNT_SHARED();
         job.steals.fetch_add(1, std::memory_order_acq_rel);
         tracked = kNone;
         if (got) {
-          job.fn(job.ctx, me, b, run);
-          run.close();
-          POOLSHIM_COUNTERS_ONLY(record_items(job, b, run.closed_end()));
-          mine += run.closed_end() - run.begin();
+          mine += run_opened(job, me, b);
           add_done(job, &mine);
         }
         next_look = 0;
@@ -438,8 +438,9 @@ void give_back_lane(Job& job, size_t lane) {
 // A call that ends with lanes still given back: nobody will take them now.
 void forget_given_back(const Job& job) {
   uint64_t f = job.free_lanes.load(std::memory_order_relaxed);
-  if (f != 0) POOLSHIM_COUNT_SHARED();
-  if (f != 0) g_lanes_given_back.fetch_sub(__builtin_popcountll(f), std::memory_order_relaxed);
+  if (f == 0) return;
+  POOLSHIM_COUNT_SHARED();
+  g_lanes_given_back.fetch_sub(__builtin_popcountll(f), std::memory_order_relaxed);
 }
 
 inline bool win_lane(Lane& l) {

@@ -211,16 +211,25 @@ size_t ensure(size_t n) {
   return have;
 }
 
+namespace {
+
+// futex_wake on the epoch, counted (counters.h); returns how many it woke.
+long counted_wake(int n) {
+  long woke = futex_wake(&g_epoch, n);
+  POOLSHIM_COUNT(kFutexWakes, 1);
+  POOLSHIM_COUNT(kThreadsWoken, woke > 0 ? static_cast<uint64_t>(woke) : 0);
+  return woke;
+}
+
+}  // namespace
+
 void wake(size_t n) {
   // The bump alone redirects spinning workers; the futex call only happens for sleepers.
   POOLSHIM_COUNT_SHARED();
   g_epoch.fetch_add(1, std::memory_order_seq_cst);
   uint32_t sleeping = g_sleepers.load(std::memory_order_seq_cst);
   if (sleeping == 0 || n == 0) return;
-  long woke = futex_wake(&g_epoch, n < sleeping ? static_cast<int>(n) : static_cast<int>(sleeping));
-  POOLSHIM_COUNT(kFutexWakes, 1);
-  POOLSHIM_COUNT(kThreadsWoken, woke > 0 ? static_cast<uint64_t>(woke) : 0);
-  (void)woke;
+  counted_wake(n < sleeping ? static_cast<int>(n) : static_cast<int>(sleeping));
 }
 
 void wake_one(long room, bool publish) {
@@ -236,10 +245,8 @@ void wake_one(long room, bool publish) {
     POOLSHIM_COUNT_SHARED();
   } while (!g_in_flight.compare_exchange_weak(in_flight, in_flight + 1, std::memory_order_acq_rel));
   POOLSHIM_COUNTERS_ONLY(counters::raise_to(counters::kMaxInFlight, in_flight + 1));
-  long woke = futex_wake(&g_epoch, 1);
-  POOLSHIM_COUNT(kFutexWakes, 1);
-  POOLSHIM_COUNT(kThreadsWoken, woke > 0 ? static_cast<uint64_t>(woke) : 0);
-  if (woke <= 0) {  // the sleeper had not gone to sleep yet (it sees the epoch) or none was left
+  if (counted_wake(1) <=
+      0) {  // the sleeper had not gone to sleep yet (it sees the epoch) or none was left
     POOLSHIM_COUNT_SHARED();
     g_in_flight.fetch_sub(1, std::memory_order_relaxed);
   }

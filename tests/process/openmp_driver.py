@@ -6,8 +6,6 @@ workers), each line must equal the run without the shim, at
 OMP_NUM_THREADS=1, 2 and 3 and with it unset. The shim's log must say where the calls went, and
 threadpoolctl's move (omp_set_num_threads by a dlopen() handle on libgomp) must take effect.
 """
-import argparse
-
 import openmp_modes as om
 import proc_util as pu
 
@@ -29,14 +27,5 @@ def body(a):
                  f"OMP_NUM_THREADS={threads}: the program's own checks hold")
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--shim", required=True)
-    ap.add_argument("--program", required=True)
-    ap.add_argument("--timeout", type=float, default=60)
-    a = ap.parse_args()
-    pu.main("openmp.forward", lambda: body(a))
-
-
 if __name__ == "__main__":
-    main()
+    om.main("openmp.forward", body)

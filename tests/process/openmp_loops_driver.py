@@ -5,8 +5,6 @@ lastprivate(conditional) results, and the old GOMP_parallel_loop_*_start's chunk
 depend only on the team size. With the native runtime (the default) and forwarded to libgomp
 (POOLSHIM_OPENMP=forward), each line must equal the run without the shim, at OMP_NUM_THREADS=1, 2, 3 and 4.
 """
-import argparse
-
 import openmp_modes as om
 import proc_util as pu
 
@@ -27,14 +25,5 @@ def body(a):
         print(f"OMP_NUM_THREADS={threads}: {len(outputs[0].splitlines())} lines alike")
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--shim", required=True)
-    ap.add_argument("--program", required=True)
-    ap.add_argument("--timeout", type=float, default=60)
-    a = ap.parse_args()
-    pu.main("openmp.loops", lambda: body(a))
-
-
 if __name__ == "__main__":
-    main()
+    om.main("openmp.loops", body)

@@ -2,6 +2,8 @@
 openmp_loops_driver.py): the modes a program runs in, one run of the program in each mode at one
 OMP_NUM_THREADS, and the check that every mode printed what the run without the shim printed.
 """
+import argparse
+
 import proc_util as pu
 
 
@@ -46,3 +48,13 @@ def check_alike(mode_list, outputs, threads, detail=None):
         shown = detail(outputs[0], out) if detail else f"{out!r} vs {outputs[0]!r}"
         pu.check(out == outputs[0], f"OMP_NUM_THREADS={threads}, {name}: output as without "
                  f"the shim ({shown})")
+
+
+def main(name, body):
+    """A driver's entry point: --shim, --program and --timeout, then body(args) under proc_util."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shim", required=True)
+    ap.add_argument("--program", required=True)
+    ap.add_argument("--timeout", type=float, default=60)
+    a = ap.parse_args()
+    pu.main(name, lambda: body(a))

@@ -4,8 +4,6 @@ against GCC's libgomp) prints lines that depend only on its team sizes. Preloade
 POOLSHIM_OPENMP=forward (forwarding to libgomp) and as by default (the native runtime), each line must equal the run
 without the shim, at OMP_NUM_THREADS=1, 2 and 3 and with it unset.
 """
-import argparse
-
 import openmp_modes as om
 import proc_util as pu
 
@@ -20,14 +18,5 @@ def body(a):
         pu.check("spread=0" not in outputs[0], f"OMP_NUM_THREADS={threads}: two tasks at once")
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--shim", required=True)
-    ap.add_argument("--program", required=True)
-    ap.add_argument("--timeout", type=float, default=60)
-    a = ap.parse_args()
-    pu.main("openmp.tasks", lambda: body(a))
-
-
 if __name__ == "__main__":
-    main()
+    om.main("openmp.tasks", body)
