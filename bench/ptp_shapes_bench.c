@@ -179,6 +179,57 @@ static double now_ns(void) {
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+/* The hand-off floor between this pool's own two threads, in this process: the spin-only
+ * protocol of dispatch_floor_bench (one side bumps a generation and runs an item, the other runs
+ * an item and reports the generation back), played by the two items of one 2-item call. Each item
+ * waits for the other, so the two run on different threads whichever takes which; a pool
+ * following pthreadpool's progress contract runs them at once. Timed in a process of its own the
+ * floor depends on where the kernel put its two threads (62, 150 or 600 ns on one host, process
+ * by process); timed here it is the floor of the very threads the calls use. */
+static _Atomic unsigned long g_gen, g_back;
+static double g_floor_budget, g_floor_ns;
+static void empty_item(size_t i) { (void)i; }
+static void (*volatile g_item)(size_t) = empty_item; /* a real indirect call per item */
+
+static void floor_item(void* c, size_t side) {
+  (void)c;
+  const unsigned long kStop = ~0ul;
+  if (side == 0) {
+    unsigned long g = 0, rounds = 0;
+    const double start = now_ns();
+    double elapsed;
+    do {
+      for (int k = 0; k < 64; ++k) {
+        __atomic_store_n(&g_gen, ++g, __ATOMIC_RELEASE);
+        g_item(0);
+        while (__atomic_load_n(&g_back, __ATOMIC_ACQUIRE) != g) __builtin_ia32_pause();
+      }
+      rounds += 64;
+      elapsed = now_ns() - start;
+    } while (elapsed < g_floor_budget);
+    g_floor_ns = elapsed / (double)rounds;
+    __atomic_store_n(&g_gen, kStop, __ATOMIC_RELEASE);
+  } else {
+    unsigned long seen = 0;
+    for (;;) {
+      unsigned long g;
+      while ((g = __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE)) == seen) __builtin_ia32_pause();
+      if (g == kStop) break;
+      seen = g;
+      g_item(1);
+      __atomic_store_n(&g_back, g, __ATOMIC_RELEASE);
+    }
+  }
+}
+
+static double pool_floor(pthreadpool_t pool, double budget) {
+  __atomic_store_n(&g_gen, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&g_back, 0, __ATOMIC_RELAXED);
+  g_floor_budget = budget;
+  pthreadpool_parallelize_1d(pool, floor_item, NULL, 2, 0);
+  return g_floor_ns;
+}
+
 int main(int argc, char** argv) {
   size_t threads = 2;
   int reps = 5;
@@ -203,6 +254,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (int rep = 0; rep <= reps; ++rep) { /* rep 0 warms up and is not printed */
+    if (pool != NULL && threads == 2) {
+      double ns = pool_floor(pool, (rep == 0 ? 0.5 : 1.0) * ms * 1e6);
+      if (rep > 0) printf("pool_threads\tfloor\t%d\t%.3f\n", rep, ns);
+    }
     for (size_t si = 0; si < NSHAPES; ++si) {
       const struct shape* s = &kShapes[si];
       if (filter && !strstr(s->name, filter)) continue;

@@ -134,7 +134,7 @@ if [ -s "$DATA/shapes.tsv" ]; then
   SHAPES=$(awk -F'\t' '
     function sortn(a, n,   i, j, t) { for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j+1] = a[j]; a[j+1] = t } }
     { k = $1 SUBSEP $3 SUBSEP $4; v[k, ++n[k]] = $6
-      if ($3 != "floor" && !(($3, $4) in seen)) { seen[$3, $4] = 1; order[++m] = $3 SUBSEP $4 } }
+      if ($3 != "floor" && $3 != "pool_threads" && !(($3, $4) in seen)) { seen[$3, $4] = 1; order[++m] = $3 SUBSEP $4 } }
     function stat(side, shape, metric,   k, i, a, c) {
       k = side SUBSEP shape SUBSEP metric; c = n[k] + 0; if (!c) { med = ""; worst = ""; return }
       for (i = 1; i <= c; i++) a[i] = v[k, i]; sortn(a, c)
@@ -157,6 +157,20 @@ if [ -n "$SHAPE_PAIRS" ]; then
   MOON_RAW=$(awk -F'\t' '$1 == "1d" && $2 == "call2" { print $3 }' <<<"$SHAPES")
   MOON_SPIN=$(awk -F'\t' '$1 == "floor" && $2 == "spin" { print $3 }' <<<"$SHAPES")
   MOON_OMP=$(awk -F'\t' '$1 == "floor" && $2 == "omp" { print $3 }' <<<"$SHAPES")
+  # The floor of the pool's own two threads (ptp_shapes_bench's "pool_threads floor", measured in
+  # the same process just before each repetition): the 1d 2-task call over the floor of the same
+  # repetition, median over every repetition of a side. "side floor_ns call2_ns ratio".
+  own_floor() {
+    awk -F'\t' -v side="$1" '
+      function med(a, n,   i, j, t) { for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j+1] = a[j]; a[j+1] = t }
+        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+      $1 == side && $3 == "pool_threads" { f[$2, $5] = $6 }
+      $1 == side && $3 == "1d" && $4 == "call2" { c[$2, $5] = $6 }
+      END { for (k in c) if ((k in f) && f[k] > 0) { r[++n] = c[k] / f[k]; fl[n] = f[k]; ca[n] = c[k] }
+            if (n) printf "%.1f %.1f %.2f\n", med(fl, n), med(ca, n), med(r, n) }' "$DATA/shapes.tsv"
+  }
+  read -r OWN_SHIM_FLOOR OWN_SHIM_CALL OWN_SHIM_RATIO < <(own_floor shim)
+  read -r OWN_RAW_FLOOR OWN_RAW_CALL OWN_RAW_RATIO < <(own_floor raw)
 fi
 # Concurrent callers (2 and 4) under the shim against the ideal: named apart from the list above.
 CONC_LIST=$(awk -F'\t' -v ideal="$IDEAL" '($1 == "preload" || $1 == "linked") && ($2 == "concurrent" || $2 == "concurrent4") && $4 != "NA" && ideal {
@@ -247,7 +261,10 @@ git -C "$ROOT" diff --quiet HEAD 2>/dev/null || COMMIT="$COMMIT (with uncommitte
     echo "| every pthreadpool shape, per call (2 and 64 tasks) and per item, within ${T_SHAPE}x of raw Debian pthreadpool (C client, LD_PRELOAD, 2 threads) | $(verdict "$SHAPE_WORST" $T_SHAPE) | $SHAPE_MET of $SHAPE_N pairs met; worst \`$SHAPE_WORST_NAME\` ${SHAPE_WORST}x (table below) |"
     echo "| pthreadpool shapes: worst repetition within ${T_SHAPE_OUTLIER}x its median (shim) | $(verdict "$SHAPE_OUT" $T_SHAPE_OUTLIER) | worst \`$SHAPE_OUT_NAME\` ${SHAPE_OUT}x |"
     m_floor=$(ratio "$MOON_SHIM" "$MOON_SPIN"); m_raw=$(ratio "$MOON_SHIM" "$MOON_RAW"); m_omp=$(ratio "$MOON_SHIM" "$MOON_OMP")
-    echo "| moonshot: 2-task empty call within ${T_MOON_FLOOR}x of a spin-only floor | $(verdict "$m_floor" $T_MOON_FLOOR) | shim $(printf '%.0f' "${MOON_SHIM:-0}") ns, floor $(printf '%.0f' "${MOON_SPIN:-0}") ns: ${m_floor:-?}x |"
+    if [ -n "$OWN_SHIM_RATIO" ]; then
+      echo "| moonshot: 2-task empty call within ${T_MOON_FLOOR}x of the spin-only floor of the pool's own two threads (same process, same repetition) | $(verdict "$OWN_SHIM_RATIO" $T_MOON_FLOOR) | shim ${OWN_SHIM_RATIO}x (median of per-repetition ratios; call $(printf '%.0f' "$OWN_SHIM_CALL") ns, floor $(printf '%.0f' "$OWN_SHIM_FLOOR") ns), raw Debian ${OWN_RAW_RATIO:-?}x |"
+    fi
+    echo "| moonshot: 2-task empty call within ${T_MOON_FLOOR}x of a spin-only floor (a process of its own) | $(verdict "$m_floor" $T_MOON_FLOOR) | shim $(printf '%.0f' "${MOON_SHIM:-0}") ns, floor $(printf '%.0f' "${MOON_SPIN:-0}") ns: ${m_floor:-?}x |"
     echo "| moonshot: 2-task empty call faster than Debian pthreadpool and libgomp | $( [ -n "$m_raw" ] && [ -n "$m_omp" ] && awk -v a="$m_raw" -v b="$m_omp" 'BEGIN { exit !(a < 1 && b < 1) }' && echo met || echo "**MISSED**") | shim/raw ${m_raw:-?}x (raw $(printf '%.0f' "${MOON_RAW:-0}") ns), shim/libgomp ${m_omp:-?}x (libgomp $(printf '%.0f' "${MOON_OMP:-0}") ns) |"
   else
     echo "| pthreadpool shapes within ${T_SHAPE}x of raw Debian pthreadpool | not measured | ptp_shapes_bench not built |"
@@ -309,7 +326,11 @@ git -C "$ROOT" diff --quiet HEAD 2>/dev/null || COMMIT="$COMMIT (with uncommitte
          "*call64*: ns per call of a 2-task / 64-task call; *item*: ns per task of a 4096-task call;" \
          "tasks spread evenly over the dimensions, tiled dimensions with tile 2. Medians of" \
          "$((2 * SHAPE_REPS)) repetitions per side (ABBA passes, each a process of its own)." \
-         "Floors of the 2-task call (\`bench/dispatch_floor_bench.c\`): spin-only 2-thread dispatch" \
+         "Floor of the pool's own two threads (the same spin-only protocol played by the two items of" \
+         "one call, before every repetition): shim $(printf '%.0f' "${OWN_SHIM_FLOOR:-0}") ns, raw" \
+         "$(printf '%.0f' "${OWN_RAW_FLOOR:-0}") ns (medians; a process's floor is 30, 80 or 450 ns" \
+         "depending on where its two threads landed)." \
+         "Floors of the 2-task call in processes of their own (\`bench/dispatch_floor_bench.c\`): spin-only 2-thread dispatch" \
          "$(printf '%.0f' "${MOON_SPIN:-0}") ns, libgomp \`omp parallel for\` $(printf '%.0f' "${MOON_OMP:-0}") ns."
     echo
     echo "| shape | metric | raw ns | shim ns | shim/raw | worst/median (shim) | target ${T_SHAPE}x |"
