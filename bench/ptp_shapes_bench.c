@@ -12,6 +12,9 @@
  * divided by the calls. Repetitions of all (shape, metric) pairs are interleaved round-robin, so a
  * drift in machine load spreads over all of them. Output, one line per repetition:
  *   <shape>\t<metric>\t<rep>\t<ns>
+ * and, on a pool of 2 threads, before each repetition the hand-off floor of the pool's own two
+ * threads (see pool_floor below), ns per round trip:
+ *   pool_threads\tfloor\t<rep>\t<ns>
  * usage: ptp_shapes_bench [--threads N (2)] [--reps R (5)] [--ms M (4)] [--filter SUBSTRING]
  *                         [--null]
  * --null: every call on the NULL pool (the serial path: the index walk and task calls alone).
@@ -186,7 +189,15 @@ static double now_ns(void) {
  * following pthreadpool's progress contract runs them at once. Timed in a process of its own the
  * floor depends on where the kernel put its two threads (62, 150 or 600 ns on one host, process
  * by process); timed here it is the floor of the very threads the calls use. */
-static _Atomic unsigned long g_gen, g_back;
+static unsigned long g_gen, g_back, g_partner; /* __atomic builtins only */
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
 static double g_floor_budget, g_floor_ns;
 static void empty_item(size_t i) { (void)i; }
 static void (*volatile g_item)(size_t) = empty_item; /* a real indirect call per item */
@@ -196,13 +207,24 @@ static void floor_item(void* c, size_t side) {
   const unsigned long kStop = ~0ul;
   if (side == 0) {
     unsigned long g = 0, rounds = 0;
+    /* A pool that runs both items on one thread (no worker could start) would never bring the
+     * partner: give up after 200 ms instead of spinning forever (no floor is printed then). */
+    const double asked = now_ns();
+    while (!__atomic_load_n(&g_partner, __ATOMIC_ACQUIRE)) {
+      if (now_ns() - asked > 200e6) {
+        g_floor_ns = -1;
+        __atomic_store_n(&g_gen, kStop, __ATOMIC_RELEASE);
+        return;
+      }
+      cpu_relax();
+    }
     const double start = now_ns();
     double elapsed;
     do {
       for (int k = 0; k < 64; ++k) {
         __atomic_store_n(&g_gen, ++g, __ATOMIC_RELEASE);
         g_item(0);
-        while (__atomic_load_n(&g_back, __ATOMIC_ACQUIRE) != g) __builtin_ia32_pause();
+        while (__atomic_load_n(&g_back, __ATOMIC_ACQUIRE) != g) cpu_relax();
       }
       rounds += 64;
       elapsed = now_ns() - start;
@@ -211,9 +233,10 @@ static void floor_item(void* c, size_t side) {
     __atomic_store_n(&g_gen, kStop, __ATOMIC_RELEASE);
   } else {
     unsigned long seen = 0;
+    __atomic_store_n(&g_partner, 1, __ATOMIC_RELEASE);
     for (;;) {
       unsigned long g;
-      while ((g = __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE)) == seen) __builtin_ia32_pause();
+      while ((g = __atomic_load_n(&g_gen, __ATOMIC_ACQUIRE)) == seen) cpu_relax();
       if (g == kStop) break;
       seen = g;
       g_item(1);
@@ -225,6 +248,7 @@ static void floor_item(void* c, size_t side) {
 static double pool_floor(pthreadpool_t pool, double budget) {
   __atomic_store_n(&g_gen, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&g_back, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&g_partner, 0, __ATOMIC_RELAXED);
   g_floor_budget = budget;
   pthreadpool_parallelize_1d(pool, floor_item, NULL, 2, 0);
   return g_floor_ns;
@@ -256,7 +280,7 @@ int main(int argc, char** argv) {
   for (int rep = 0; rep <= reps; ++rep) { /* rep 0 warms up and is not printed */
     if (pool != NULL && threads == 2) {
       double ns = pool_floor(pool, (rep == 0 ? 0.5 : 1.0) * ms * 1e6);
-      if (rep > 0) printf("pool_threads\tfloor\t%d\t%.3f\n", rep, ns);
+      if (rep > 0 && ns > 0) printf("pool_threads\tfloor\t%d\t%.3f\n", rep, ns);
     }
     for (size_t si = 0; si < NSHAPES; ++si) {
       const struct shape* s = &kShapes[si];

@@ -11,7 +11,8 @@
 #      pthreadpool dispatch bench when it is built;
 #   5. pthreadpool shapes: a C client linked to Debian's libpthreadpool, every parallelize shape
 #      of Debian's header, raw against LD_PRELOAD=libpoolshim.so on 2 threads (per call of 2 and
-#      64 tasks, per item), and the 2-task call's floors (spin-only dispatch, libgomp);
+#      64 tasks, per item), and the 2-task call's floors (spin-only dispatch between the pool's
+#      own two threads, in each process; spin-only dispatch and libgomp in processes of their own);
 #   6. OpenMP (bench/openmp_bench.sh, bench/results/openmp.md): EPCC overheads on libgomp, libomp
 #      and the shim, and the PyTorch XNNPACK+aten loop;
 # and writes bench/results/latest.md (tables, machine, targets met / MISSED) and latest.png.
