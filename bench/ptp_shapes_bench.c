@@ -182,15 +182,6 @@ static double now_ns(void) {
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* The hand-off floor between this pool's own two threads, in this process: the spin-only
- * protocol of dispatch_floor_bench (one side bumps a generation and runs an item, the other runs
- * an item and reports the generation back), played by the two items of one 2-item call. Each item
- * waits for the other, so the two run on different threads whichever takes which; a pool
- * following pthreadpool's progress contract runs them at once. Timed in a process of its own the
- * floor depends on where the kernel put its two threads (62, 150 or 600 ns on one host, process
- * by process); timed here it is the floor of the very threads the calls use. */
-static unsigned long g_gen, g_back, g_partner; /* __atomic builtins only */
-
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -198,6 +189,15 @@ static inline void cpu_relax(void) {
   __asm__ __volatile__("yield");
 #endif
 }
+
+/* The hand-off floor between this pool's own two threads, in this process: the spin-only
+ * protocol of dispatch_floor_bench (one side bumps a generation and runs an item, the other runs
+ * an item and reports the generation back), played by the two items of one 2-item call. Each item
+ * waits for the other, so the two run on different threads whichever takes which; a pool
+ * following pthreadpool's progress contract runs them at once. Timed in a process of its own the
+ * floor depends on where the kernel put its two threads (31, 80 or 450 ns on one host, process
+ * by process); timed here it is the floor of the very threads the calls use. */
+static unsigned long g_gen, g_back, g_partner; /* __atomic builtins only */
 static double g_floor_budget, g_floor_ns;
 static void empty_item(size_t i) { (void)i; }
 static void (*volatile g_item)(size_t) = empty_item; /* a real indirect call per item */
