@@ -14,22 +14,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "spin.h"
+
 static void empty(size_t i) { (void)i; }
 static void (*volatile g_task)(size_t) = empty; /* a real indirect call per item */
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ __volatile__("yield");
-#endif
-}
 
 /* ---- spin floor ---- */
 static _Alignas(64) atomic_ulong g_gen;

@@ -26,6 +26,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "spin.h"
+
 /* Empty tasks of every arity used below (a call through a pointer cannot be elided). */
 static void t1(void* c, size_t a) { (void)c; (void)a; }
 static void t2(void* c, size_t a, size_t b) { (void)c; (void)a; (void)b; }
@@ -174,20 +176,6 @@ static void make_grid(const struct shape* s, unsigned k, size_t* r, size_t* t) {
     r[d] = tiled ? 2 * n : n;
     t[d] = tiled ? 2 : 1;
   }
-}
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ __volatile__("yield");
-#endif
 }
 
 /* The hand-off floor between this pool's own two threads, in this process: the spin-only

@@ -245,8 +245,8 @@ void wake_one(long room, bool publish) {
     POOLSHIM_COUNT_SHARED();
   } while (!g_in_flight.compare_exchange_weak(in_flight, in_flight + 1, std::memory_order_acq_rel));
   POOLSHIM_COUNTERS_ONLY(counters::raise_to(counters::kMaxInFlight, in_flight + 1));
-  if (counted_wake(1) <=
-      0) {  // the sleeper had not gone to sleep yet (it sees the epoch) or none was left
+  // Nobody woken: the sleeper had not gone to sleep yet (it sees the epoch) or none was left.
+  if (counted_wake(1) <= 0) {
     POOLSHIM_COUNT_SHARED();
     g_in_flight.fetch_sub(1, std::memory_order_relaxed);
   }
