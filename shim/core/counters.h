@@ -38,6 +38,7 @@ struct poolshim_sched_counters {
   uint64_t max_wakes_in_flight;  // the most wake-ups in flight at once (woken, not yet joined)
   uint64_t lane_affinity_lanes;  // lanes of calls identical to the slot's previous call
   uint64_t lane_affinity_same;   // ... owned by the thread that owned that lane in that call
+  uint64_t patient_calls;        // calls published patient (pool.cpp, "Patience")
 };
 
 // Copies the counters into *out (when out is not NULL), then zeroes them when reset != 0.
@@ -64,6 +65,7 @@ enum Counter : int {
   kMaxInFlight,  // a maximum, not a sum
   kLaneAffinityLanes,
   kLaneAffinitySame,
+  kPatientCalls,
   kCount
 };
 

@@ -51,6 +51,9 @@ struct alignas(64) Slot {
   std::atomic<Job*> job{nullptr};    // written by the owning caller; read by workers
   std::atomic<uint32_t> refs{0};     // workers looking at or working on job
   std::atomic<uint32_t> waiting{0};  // 1 while the owner sleeps on refs
+  // Advanced by the owner at each publish (by kTicketStep), with kPatient set when the call is
+  // patient (below). Workers read it before they take a reference.
+  std::atomic<uint32_t> ticket{0};
   // Lanes for calls wider than kInlineLanes, kept from call to call (the owner's alone: every
   // worker has left the previous call when the next owner takes the slot); grown, never shrunk.
   Lane* lanes = nullptr;
@@ -72,6 +75,31 @@ Lane* slot_lanes(Slot& slot, size_t n) {
 }
 
 Slot g_slots[kSlots];
+
+// Patience (docs/scheduler.md, "Patience"). A worker that joins a call costs its caller: every
+// line the worker reads on its way in (the slot, the job, the busy count, its lane) is one the
+// caller writes again before the call ends, so each is a miss for the caller, and the caller
+// then waits for the worker to leave. For a call its caller finishes before a worker could have
+// helped, that is all cost: a 64-item empty call takes 480 ns on its caller alone and 950-1900
+// ns when a spinning worker joins it. So each slot remembers how many of its last calls were the
+// same work (fn, work, range, width) and ran on their caller alone; from the kPatientAfter-th
+// on, a call of that work is published patient: a spinning worker joins it only once it has
+// seen it open for kPatienceNs. A call predicted short that is not waits that much longer for
+// its first worker, once (it ran with a worker, so its successor is not patient). A worker just
+// woken from its sleep joins at once (the call has been open for at least its wake-up's
+// latency), and a call whose runs stall is republished impatient (watch()), so patience never
+// holds an item back for more than kPatienceNs.
+constexpr long kPatienceNs = 1000;
+constexpr unsigned kPatientAfter = 2;
+constexpr uint32_t kPatient = 1, kTicketStep = 2;
+
+struct Prediction {  // the slot's last call, as its owner saw it
+  RangeFn fn = nullptr;
+  Work work = 0;
+  size_t range = 0, lanes = 0;
+  unsigned alone = 0;  // calls of this work in a row that ran on their caller alone (saturates)
+};
+Prediction g_prediction[kSlots];  // the owner's: written and read by whoever owns the slot
 // Bit i set: slot i is owned by a caller. Callers set/clear their own bit (acq_rel CAS).
 OnLine<uint64_t> g_owned{0};
 // Bit i set: slot i's call may still take a worker. Set by the owner after publishing, cleared
@@ -98,6 +126,11 @@ POOLSHIM_FAST_TLS thread_local size_t t_owned_slot = kSlots;
 // Per slot, the lane this worker ran in the slot's last call it joined (0 = none): it asks for
 // that lane first when it joins the slot's next call (affinity).
 POOLSHIM_FAST_TLS thread_local uint16_t t_last_lane[kSlots];
+// Items this thread has run as a participant: a caller compares it around its call (patience).
+POOLSHIM_FAST_TLS thread_local size_t t_ran = 0;
+// Per slot, the patient call (its ticket) this worker has seen, and when it first saw it.
+POOLSHIM_FAST_TLS thread_local uint32_t t_patient_ticket[kSlots];
+POOLSHIM_FAST_TLS thread_local long t_patient_since[kSlots];
 
 // Flush-to-zero + denormals-are-zero for a worker's share of a call that asks for it (the
 // caller's own thread is handled by the surface, which also covers the serial path).
@@ -185,7 +218,9 @@ inline size_t run_opened(Job& job, size_t me, size_t begin) {
   job.fn(job.ctx, me, begin, run);
   run.close();
   POOLSHIM_COUNTERS_ONLY(record_items(job, run.begin(), run.closed_end()));
-  return run.closed_end() - run.begin();
+  const size_t ran = run.closed_end() - run.begin();
+  t_ran += ran;
+  return ran;
 }
 
 inline size_t execute(Job& job, size_t me, size_t begin, size_t end) {
@@ -524,10 +559,16 @@ void withdraw(Job& job) {
 // Owner side: makes the call visible to workers (its slot's job, its bit in g_open), and wakes at
 // most one sleeper. Spinning workers see the epoch; of the sleepers this caller wakes one, when
 // the budget has room for it, and each worker that joins wakes the next (the cascade,
-// help_one_call()).
-void publish(Job& job) {
+// help_one_call()). patient: spinning workers hold back for kPatienceNs (patience, above).
+void publish(Job& job, bool patient) {
+  Slot& slot = g_slots[job.slot];
+  // The ticket first, on the line the job's store writes anyway. A worker reads it before it
+  // takes a reference, so it may read the previous call's: a hint only, which makes it wait (or
+  // not) once; no item waits on it for more than kPatienceNs.
+  const uint32_t t = slot.ticket.load(std::memory_order_relaxed) & ~kPatient;
+  slot.ticket.store(t + kTicketStep + (patient ? kPatient : 0), std::memory_order_relaxed);
   POOLSHIM_COUNT_SHARED();  // a seq_cst store is a locked exchange on x86
-  g_slots[job.slot].job.store(&job, std::memory_order_seq_cst);
+  slot.job.store(&job, std::memory_order_seq_cst);
   POOLSHIM_COUNT_SHARED();
   g_open.fetch_or(uint64_t{1} << job.slot, std::memory_order_seq_cst);
   workers::wake_one(busy::room(), true);
@@ -539,7 +580,7 @@ void republish(Job& job) {
   if (!job.withdrawn) return;
   job.withdrawn = false;
   job.next_lane.store(1, std::memory_order_relaxed);  // take_lane() skips the lanes taken
-  publish(job);
+  publish(job, false);
 }
 
 // Owner side of the slot protocol: stop new workers, wait for those inside to leave.
@@ -625,7 +666,8 @@ struct CallerScope {  // busy accounting of a top-level caller, also across an u
   }
 };
 
-void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flags, size_t offset) {
+void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flags, size_t offset,
+                Work work) {
   size_t s = acquire_slot();
   if (s == kSlots) return run_serial(range, fn, ctx, offset);
   struct SlotOwner {  // releases the slot on every path, also when a task throws
@@ -661,7 +703,13 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   job.fence = !heavy_barrier_ready();
 
   POOLSHIM_COUNT(kCalls, 1);
-  publish(job);
+  Prediction& last = g_prediction[s];
+  if (last.fn != fn || last.work != work || last.range != range || last.lanes != lanes)
+    last.alone = 0;
+  const bool patient = last.alone >= kPatientAfter;
+  POOLSHIM_COUNT(kPatientCalls, patient ? 1 : 0);
+  publish(job, patient);
+  const size_t ran_before = t_ran;
 
   try {
     participate(job, 0, false);
@@ -673,6 +721,14 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   }
   detach(job);
   forget_given_back(job);
+  last.fn = fn;
+  last.work = work;
+  last.range = range;
+  last.lanes = lanes;
+  if (t_ran - ran_before != range)
+    last.alone = 0;
+  else if (last.alone < kPatientAfter)
+    ++last.alone;
   POOLSHIM_COUNTERS_ONLY(compare_history(job, range));
   if (job.has_error.load(std::memory_order_acquire)) std::rethrow_exception(job.error);
 }
@@ -698,9 +754,25 @@ Help help_one_call() {
   };
 
   uint64_t open = g_open.load(std::memory_order_acquire);
+  const bool may_wait = !workers::woken_unsettled();  // a worker just woken joins at once
+  bool young = false;
   while (open != 0) {
     size_t s = static_cast<size_t>(__builtin_ctzll(open));
     open &= open - 1;
+    // A patient call is joined once this worker has seen it open for kPatienceNs; until then
+    // nothing of it but this line is read (patience, above).
+    const uint32_t ticket = g_slots[s].ticket.load(std::memory_order_relaxed);
+    if ((ticket & kPatient) != 0 && may_wait) {
+      const long now = now_ns();
+      if (t_patient_ticket[s] != ticket) {
+        t_patient_ticket[s] = ticket;
+        t_patient_since[s] = now;
+      }
+      if (now - t_patient_since[s] < kPatienceNs) {
+        young = true;
+        continue;
+      }
+    }
     SlotRef ref(g_slots[s], s);
     Job* job = ref.slot.job.load(std::memory_order_seq_cst);
     // A call whose items have all run (the caller ran the last ones before it withdrew the call)
@@ -725,10 +797,12 @@ Help help_one_call() {
   // No call it could join. When the budget's threads are all busy it could not join the next
   // one either: sleep at once (a caller that leaves wakes one) instead of spinning on a CPU
   // the busy threads need.
+  if (young) return Help::young;
   return busy::has_room() ? Help::nothing : Help::over_budget;
 }
 
-void run_ranges(size_t range, RangeFn fn, void* ctx, size_t max_threads, uint32_t flags) {
+void run_ranges(size_t range, RangeFn fn, void* ctx, size_t max_threads, uint32_t flags,
+                Work work) {
   if (range == 0 || fn == nullptr) return;
   if (t_task_depth > 0) return run_serial(range, fn, ctx, 0);  // nested: inline, no pool state
 
@@ -743,12 +817,12 @@ void run_ranges(size_t range, RangeFn fn, void* ctx, size_t max_threads, uint32_
 
   for (size_t offset = 0; offset < range;) {
     size_t n = range - offset < kMaxWindow ? range - offset : kMaxWindow;
-    run_window(n, fn, ctx, n < w ? n : w, flags, offset);
+    run_window(n, fn, ctx, n < w ? n : w, flags, offset, work);
     offset += n;
   }
 }
 
-void run(size_t range, TaskFn fn, void* ctx, size_t max_threads, uint32_t flags) {
+void run(size_t range, TaskFn fn, void* ctx, size_t max_threads, uint32_t flags, Work work) {
   if (fn == nullptr) return;
   struct PerItem {
     TaskFn fn;
@@ -760,7 +834,7 @@ void run(size_t range, TaskFn fn, void* ctx, size_t max_threads, uint32_t flags)
         auto* x = static_cast<PerItem*>(c);
         for (size_t i = begin; r.take(i); ++i) x->fn(x->ctx, t, i);
       },
-      &p, max_threads, flags);
+      &p, max_threads, flags, work != 0 ? work : work_of(fn, ctx));
 }
 
 bool started() { return workers::count() > 0; }

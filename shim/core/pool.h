@@ -35,12 +35,25 @@ using RangeFn = void (*)(void* ctx, size_t thread_index, size_t begin, Run& run)
 constexpr uint32_t kFlagDisableDenormals = 0x1;  // workers run this call's items with FTZ/DAZ
 constexpr uint32_t kFlagYieldWorkers = 0x2;      // workers sleep right after this call
 
+// What a call runs beyond its RangeFn: a surface has one RangeFn for every task of its kind, so
+// it names the task (the host's function and context) with work_of(). The pool takes calls of
+// the same fn, work and range to cost alike (patience, pool.cpp); 0 names nothing beyond fn.
+using Work = uint64_t;
+template <typename F>
+inline Work work_of(F fn, const void* context) {
+  static_assert(sizeof(F) == sizeof(uintptr_t), "a function pointer");
+  uintptr_t f;
+  __builtin_memcpy(&f, &fn, sizeof f);
+  return (static_cast<Work>(f) * 0x9E3779B97F4A7C15u) ^ reinterpret_cast<uintptr_t>(context);
+}
+
 // Runs fn for every item in [0, range) exactly once and returns when all are done.
 // max_threads: at most this many threads work on the call (0 = no limit beyond the pool).
-void run_ranges(size_t range, RangeFn fn, void* ctx, size_t max_threads, uint32_t flags = 0);
+void run_ranges(size_t range, RangeFn fn, void* ctx, size_t max_threads, uint32_t flags = 0,
+                Work work = 0);
 
 // Per-item convenience over run_ranges().
-void run(size_t range, TaskFn fn, void* ctx, size_t max_threads, uint32_t flags = 0);
+void run(size_t range, TaskFn fn, void* ctx, size_t max_threads, uint32_t flags = 0, Work work = 0);
 
 // How many threads a call may use (width(), pool_size(), the grants, the cap): the size policy,
 // core/size.h. The scheduler asks it once per top-level call.

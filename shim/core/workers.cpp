@@ -113,6 +113,17 @@ void* worker_main(void*) {
       yield_next = h == Help::helped_yield;
       continue;
     }
+    if (h == Help::young) {
+      // A patient call to wait for (pool.cpp, "Patience"): this worker joins it in a moment, so
+      // it counts as spinning meanwhile and the call's caller wakes no sleeper for it. It waits
+      // on the epoch's line (the one spinners poll), then looks again.
+      POOLSHIM_COUNT_SHARED();
+      g_spinners.fetch_add(1, std::memory_order_seq_cst);
+      for (int i = 0; i < 16 && g_epoch.load(std::memory_order_relaxed) == seen; ++i) cpu_relax();
+      POOLSHIM_COUNT_SHARED();
+      g_spinners.fetch_sub(1, std::memory_order_relaxed);
+      continue;
+    }
     // Spin first (a call that follows within kSpinNs costs no system call on either side),
     // unless the budget is full or the last call asked for PTHREADPOOL_FLAG_YIELD_WORKERS.
     if (h == Help::nothing && !yield_next && spin_for_epoch_change(seen)) continue;
@@ -262,6 +273,8 @@ void settle_wake() {
       break;
   }
 }
+
+bool woken_unsettled() { return t_woken; }
 
 const char* failure() { return g_failure.load(std::memory_order_relaxed); }
 

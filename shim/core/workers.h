@@ -31,6 +31,8 @@ void wake(size_t n);
 void wake_one(long room, bool publish);
 // A worker woken by wake_one() has tried to join a call (joined or not): its wake-up is settled.
 void settle_wake();
+// This worker came back from a futex sleep and has not tried to join a call since.
+bool woken_unsettled();
 
 // Why workers could not be started, or nullptr.
 const char* failure();

@@ -46,6 +46,11 @@ endforeach()
 # A task that ends its worker (pthread_exit): the call returns with every other item run once,
 # and later calls get a worker again. A worker turned away by the budget (two callers keep it
 # busy) sleeps: its CPU time stays a small share of the wall time (unwind_host).
+# A patient call whose first item (the caller's) blocks until its second has run: the one worker
+# joins it late, and the call completes (patience_host).
+poolshim_scheduler_test(patient_call_blocked_first_item POOLSHIM_NUM_THREADS=2
+  $<TARGET_FILE:patience_host>)
+
 foreach(_m exit idle)
   poolshim_scheduler_test(unwind_${_m} POOLSHIM_NUM_THREADS=2 $<TARGET_FILE:unwind_host> ${_m})
 endforeach()
@@ -118,6 +123,13 @@ if(POOLSHIM_COUNTERS)
       --max-caller-shared 24 --max-worker-shared 32)
   endforeach()
   poolshim_counters_test(herd_8_callers_pool_16 16 herd --callers 8 --rounds 20)
+  # Patience (core/pool.cpp): short identical calls that ran on their caller alone are published
+  # patient and left to it (measured: 100% patient, 0.00 joins per call); the same calls with
+  # long items are joined again (measured: 0.65-1.00 joins per call; the rest are calls whose
+  # worker was asleep, which a noisy host causes with or without patience).
+  poolshim_counters_test(patience_short_calls_left_to_caller 2 calls --width 2 --range 2
+    --work 0 --calls 2000 --min-patient 50 --max-joins-per-call 0.5 --then-work 20000
+    --then-calls 200 --min-then-joins-per-call 0.25)
   poolshim_counters_test(affinity_width_2 2 calls --width 2 --calls 1000 --min-affinity 90
     --min-lane-affinity 90)
   foreach(_w 2 16)

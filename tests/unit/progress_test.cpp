@@ -18,6 +18,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "core/counters.h"
 #include "core/pool.h"
 #include "function_ref.h"
 #include "poolshim/poolshim.h"
@@ -32,6 +33,7 @@
 #include "symbols/pthreadpool.def"
 #undef X
 #pragma weak poolshim_parallelize_1d
+#pragma weak poolshim_debug_counters
 #endif
 
 using namespace ptp_test;
@@ -160,6 +162,36 @@ TEST(ProgressSurfaces, NativeApi) {
           threads);
     });
   }
+}
+
+// Calls of one task that each ran on their caller alone make the pool publish the next call of
+// that task patient: spinning workers hold back from it for a moment (core/pool.cpp,
+// "Patience"). A patient call whose first item (the caller's) blocks until its second item has
+// run must still complete: a worker joins it late. A counting build also checks that the call
+// was published patient, trying again (more short calls first) when a worker happened to join
+// one of the short calls just before it.
+TEST(ProgressSurfaces, PatientCallWhoseFirstItemBlocks) {
+  struct Ctx {
+    Blocker* blocker;
+  };
+  auto task = [](void* c, size_t, size_t i) {
+    if (Blocker* b = static_cast<Ctx*>(c)->blocker) b->cover({i});
+  };
+  const bool counting =
+      &poolshim_debug_counters != nullptr && poolshim_debug_counters(nullptr, 0) == 0;
+  bool patient = false;
+  for (int attempt = 0; attempt < 20 && !patient; ++attempt) {
+    Ctx ctx{nullptr};
+    for (int i = 0; i < 200; ++i) poolshim_parallelize_1d(task, &ctx, 2, 2);  // short, alone
+    Blocker b(2, 0);
+    ctx.blocker = &b;
+    if (counting) poolshim_debug_counters(nullptr, 1);
+    poolshim_parallelize_1d(task, &ctx, 2, 2);
+    EXPECT_EQ(b.verdict(), "");
+    poolshim_sched_counters c{};
+    patient = !counting || (poolshim_debug_counters(&c, 0) == 0 && c.patient_calls == 1);
+  }
+  EXPECT_TRUE(patient) << "no blocking call was published patient in 20 attempts";
 }
 
 #ifndef POOLSHIM_PROGRESS_PRELOAD  // the core's API is internal, ExecuTorch's is C++: linked only

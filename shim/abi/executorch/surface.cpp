@@ -103,7 +103,7 @@ void run_on_pool(IndexTask task, size_t range) {
     for (size_t i = 0; i < range; ++i) task.call(task.fn, i);
     return;
   }
-  core::run_ranges(range, index_run, &task, grant());
+  core::run_ranges(range, index_run, &task, grant(), 0, core::work_of(task.call, task.fn));
 }
 
 }  // namespace
@@ -263,7 +263,8 @@ bool et_parallel_for(int64_t begin, int64_t end, int64_t grain, FunctionRefRange
       c->fn.callback(c->fn.callable, lo, hi);
     }
   };
-  core::run_ranges(static_cast<size_t>(tasks), chunk_run, &ctx, grant());
+  core::run_ranges(static_cast<size_t>(tasks), chunk_run, &ctx, grant(), 0,
+                   core::work_of(fn.callback, reinterpret_cast<const void*>(fn.callable)));
   return true;
 }
 

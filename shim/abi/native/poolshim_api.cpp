@@ -50,7 +50,7 @@ POOLSHIM_API void poolshim_parallelize_1d(poolshim_task_fn task, void* context, 
                                           size_t max_threads) {
   if (task == nullptr || range == 0) return;
   Task t{task, context};
-  poolshim::core::run(range, call_task, &t, max_threads);
+  poolshim::core::run(range, call_task, &t, max_threads, 0, poolshim::core::work_of(task, context));
 }
 
 POOLSHIM_API size_t poolshim_get_width(size_t max_threads) {

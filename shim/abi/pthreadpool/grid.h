@@ -178,7 +178,7 @@ void warn_too_large(const char* what);
 template <size_t D, typename Body,
           void (*Walk)(const Shape<D>&, const Body&, size_t, size_t, core::Run&)>
 void run_shape(pthreadpool_t pool, const char* what, const Shape<D>& s, uint32_t flags,
-               const Body& body) {
+               core::Work work, const Body& body) {
   struct Ctx {
     Shape<D> s;
     Body body;
@@ -187,14 +187,14 @@ void run_shape(pthreadpool_t pool, const char* what, const Shape<D>& s, uint32_t
     auto* c = static_cast<Ctx*>(p);
     Walk(c->s, c->body, thread_index, begin, run);
   };
-  run_ranges(resolve(pool, what), s.total, range_fn, &ctx, flags);
+  run_ranges(resolve(pool, what), s.total, range_fn, &ctx, flags, work);
 }
 
 // body(thread_index, const size_t* start, const size_t* count) once per tile. kTiled: bit d set
 // when dimension d is tiled (untiled dimensions must pass tile 1).
 template <size_t D, unsigned kTiled, typename Body>
 void run_tiles(pthreadpool_t pool, const char* what, const size_t (&range)[D],
-               const size_t (&tile)[D], uint32_t flags, const Body& body) {
+               const size_t (&tile)[D], uint32_t flags, core::Work work, const Body& body) {
   Shape<D> s;
   if (pool == nullptr && (flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS) == 0) {
     // The NULL pool: walk the whole grid on the caller, no division. When the product of the
@@ -214,7 +214,7 @@ void run_tiles(pthreadpool_t pool, const char* what, const size_t (&range)[D],
   }
   if (!make_shape<D, kTiled>(s, range, tile)) return warn_too_large(what);
   if (s.total == 0) return;
-  run_shape<D, Body, walk<D, kTiled, Body>>(pool, what, s, flags, body);
+  run_shape<D, Body, walk<D, kTiled, Body>>(pool, what, s, flags, work, body);
 }
 
 // One run of a dynamic variant from tile `begin`: the span of tiles the run grants, split at row
@@ -294,11 +294,11 @@ void dynamic_run(const Shape<D>& s, const Body& body, size_t thread_index, size_
 // a run and a row allow: few calls, and the load stays balanced.
 template <size_t D, size_t K, typename Body>
 void run_dynamic(pthreadpool_t pool, const char* what, const size_t (&range)[D],
-                 const size_t (&tile)[D], uint32_t flags, const Body& body) {
+                 const size_t (&tile)[D], uint32_t flags, core::Work work, const Body& body) {
   Shape<D> s;
   if (!make_shape<D, ((1u << K) - 1) << (D - K)>(s, range, tile)) return warn_too_large(what);
   if (s.total == 0) return;
-  run_shape<D, Body, dynamic_run<D, K, Body>>(pool, what, s, flags, body);
+  run_shape<D, Body, dynamic_run<D, K, Body>>(pool, what, s, flags, work, body);
 }
 
 }  // namespace poolshim::abi::ptp::grid

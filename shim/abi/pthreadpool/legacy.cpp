@@ -23,6 +23,7 @@ void pthreadpool_compute_1d(pthreadpool_t pool, pthreadpool_function_1d_t fn, vo
   if (auto library_fn = pass::forward_target<pass::Fn::compute_1d>())
     return library_fn(pool, fn, argument, range);
   grid::run_tiles<1, 0x0>(pool, "pthreadpool_compute_1d", {range}, {1}, 0,
+                          poolshim::core::work_of(fn, argument),
                           [=](size_t, const size_t* s, const size_t*) { fn(argument, s[0]); });
 }
 
@@ -32,6 +33,7 @@ void pthreadpool_compute_1d_tiled(pthreadpool_t pool, pthreadpool_function_1d_ti
     return library_fn(pool, fn, argument, range, tile);
   grid::run_tiles<1, 0x1>(
       pool, "pthreadpool_compute_1d_tiled", {range}, {tile}, 0,
+      poolshim::core::work_of(fn, argument),
       [=](size_t, const size_t* s, const size_t* n) { fn(argument, s[0], n[0]); });
 }
 
@@ -41,6 +43,7 @@ void pthreadpool_compute_2d(pthreadpool_t pool, pthreadpool_function_2d_t fn, vo
     return library_fn(pool, fn, argument, range_i, range_j);
   grid::run_tiles<2, 0x0>(
       pool, "pthreadpool_compute_2d", {range_i, range_j}, {1, 1}, 0,
+      poolshim::core::work_of(fn, argument),
       [=](size_t, const size_t* s, const size_t*) { fn(argument, s[0], s[1]); });
 }
 
@@ -51,6 +54,7 @@ void pthreadpool_compute_2d_tiled(pthreadpool_t pool, pthreadpool_function_2d_ti
     return library_fn(pool, fn, argument, range_i, range_j, tile_i, tile_j);
   grid::run_tiles<2, 0x3>(
       pool, "pthreadpool_compute_2d_tiled", {range_i, range_j}, {tile_i, tile_j}, 0,
+      poolshim::core::work_of(fn, argument),
       [=](size_t, const size_t* s, const size_t* n) { fn(argument, s[0], s[1], n[0], n[1]); });
 }
 
@@ -60,7 +64,7 @@ void pthreadpool_compute_3d_tiled(pthreadpool_t pool, pthreadpool_function_3d_ti
   if (auto library_fn = pass::forward_target<pass::Fn::compute_3d_tiled>())
     return library_fn(pool, fn, argument, range_i, range_j, range_k, tile_i, tile_j, tile_k);
   grid::run_tiles<3, 0x7>(pool, "pthreadpool_compute_3d_tiled", {range_i, range_j, range_k},
-                          {tile_i, tile_j, tile_k}, 0,
+                          {tile_i, tile_j, tile_k}, 0, poolshim::core::work_of(fn, argument),
                           [=](size_t, const size_t* s, const size_t* n) {
                             fn(argument, s[0], s[1], s[2], n[0], n[1], n[2]);
                           });
@@ -75,6 +79,7 @@ void pthreadpool_compute_4d_tiled(pthreadpool_t pool, pthreadpool_function_4d_ti
                       tile_k, tile_l);
   grid::run_tiles<4, 0xf>(pool, "pthreadpool_compute_4d_tiled",
                           {range_i, range_j, range_k, range_l}, {tile_i, tile_j, tile_k, tile_l}, 0,
+                          poolshim::core::work_of(fn, argument),
                           [=](size_t, const size_t* s, const size_t* n) {
                             fn(argument, s[0], s[1], s[2], s[3], n[0], n[1], n[2], n[3]);
                           });

@@ -60,7 +60,8 @@ void pthreadpool_parallelize_1d(pthreadpool_t pool, pthreadpool_task_1d_t fn, vo
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_1d>())
     return library_fn(pool, fn, context, range, flags);
   Plain<pthreadpool_task_1d_t> c{fn, context, 0};
-  run_ranges(resolve(pool, "pthreadpool_parallelize_1d"), range, run_1d, &c, flags);
+  run_ranges(resolve(pool, "pthreadpool_parallelize_1d"), range, run_1d, &c, flags,
+             poolshim::core::work_of(fn, context));
 }
 
 void pthreadpool_parallelize_1d_with_thread(pthreadpool_t pool,
@@ -69,7 +70,7 @@ void pthreadpool_parallelize_1d_with_thread(pthreadpool_t pool,
   pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_1d_with_thread");
   Plain<pthreadpool_task_1d_with_thread_t> c{fn, context, 0};
   run_ranges(resolve(pool, "pthreadpool_parallelize_1d_with_thread"), range, run_1d_with_thread, &c,
-             flags);
+             flags, poolshim::core::work_of(fn, context));
 }
 
 void pthreadpool_parallelize_1d_with_uarch(pthreadpool_t pool, pthreadpool_task_1d_with_id_t fn,
@@ -79,7 +80,7 @@ void pthreadpool_parallelize_1d_with_uarch(pthreadpool_t pool, pthreadpool_task_
     return library_fn(pool, fn, context, default_uarch_index, max_uarch_index, range, flags);
   Plain<pthreadpool_task_1d_with_id_t> c{fn, context, default_uarch_index};
   run_ranges(resolve(pool, "pthreadpool_parallelize_1d_with_uarch"), range, run_1d_with_uarch, &c,
-             flags);
+             flags, poolshim::core::work_of(fn, context));
 }
 
 void pthreadpool_parallelize_1d_tile_1d(pthreadpool_t pool, pthreadpool_task_1d_tile_1d_t fn,
@@ -88,6 +89,7 @@ void pthreadpool_parallelize_1d_tile_1d(pthreadpool_t pool, pthreadpool_task_1d_
     return library_fn(pool, fn, context, range, tile, flags);
   grid::run_tiles<1, 0x1>(
       pool, "pthreadpool_parallelize_1d_tile_1d", {range}, {tile}, flags,
+      poolshim::core::work_of(fn, context),
       [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], n[0]); });
 }
 
@@ -98,6 +100,7 @@ void pthreadpool_parallelize_1d_tile_1d_dynamic(pthreadpool_t pool,
   pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_1d_tile_1d_dynamic");
   grid::run_dynamic<1, 1>(
       pool, "pthreadpool_parallelize_1d_tile_1d_dynamic", {range}, {tile}, flags,
+      poolshim::core::work_of(fn, context),
       [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], n[0]); });
 }
 
@@ -107,7 +110,8 @@ void pthreadpool_parallelize_1d_tile_1d_dynamic_with_thread(
   pool =
       pass::serial_if_passthrough(pool, "pthreadpool_parallelize_1d_tile_1d_dynamic_with_thread");
   grid::run_dynamic<1, 1>(pool, "pthreadpool_parallelize_1d_tile_1d_dynamic_with_thread", {range},
-                          {tile}, flags, [=](size_t t, const size_t* s, const size_t* n) {
+                          {tile}, flags, poolshim::core::work_of(fn, context),
+                          [=](size_t t, const size_t* s, const size_t* n) {
                             fn(context, static_cast<uint32_t>(t), s[0], n[0]);
                           });
 }
@@ -120,7 +124,8 @@ void pthreadpool_parallelize_1d_tile_1d_dynamic_with_uarch_with_thread(
       pool, "pthreadpool_parallelize_1d_tile_1d_dynamic_with_uarch_with_thread");
   (void)max_uarch_index;
   grid::run_dynamic<1, 1>(pool, "pthreadpool_parallelize_1d_tile_1d_dynamic_with_uarch_with_thread",
-                          {range}, {tile}, flags, [=](size_t t, const size_t* s, const size_t* n) {
+                          {range}, {tile}, flags, poolshim::core::work_of(fn, context),
+                          [=](size_t t, const size_t* s, const size_t* n) {
                             fn(context, default_uarch_index, t, s[0], n[0]);
                           });
 }

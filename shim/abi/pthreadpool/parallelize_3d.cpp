@@ -15,6 +15,7 @@ void pthreadpool_parallelize_3d(pthreadpool_t pool, pthreadpool_task_3d_t fn, vo
     return library_fn(pool, fn, context, range_i, range_j, range_k, flags);
   grid::run_tiles<3, 0x0>(
       pool, "pthreadpool_parallelize_3d", {range_i, range_j, range_k}, {1, 1, 1}, flags,
+      poolshim::core::work_of(fn, context),
       [=](size_t, const size_t* s, const size_t*) { fn(context, s[0], s[1], s[2]); });
 }
 
@@ -23,10 +24,10 @@ void pthreadpool_parallelize_3d_tile_1d(pthreadpool_t pool, pthreadpool_task_3d_
                                         size_t range_k, size_t tile_k, uint32_t flags) {
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_3d_tile_1d>())
     return library_fn(pool, fn, context, range_i, range_j, range_k, tile_k, flags);
-  grid::run_tiles<3, 0x4>(pool, "pthreadpool_parallelize_3d_tile_1d", {range_i, range_j, range_k},
-                          {1, 1, tile_k}, flags, [=](size_t, const size_t* s, const size_t* n) {
-                            fn(context, s[0], s[1], s[2], n[2]);
-                          });
+  grid::run_tiles<3, 0x4>(
+      pool, "pthreadpool_parallelize_3d_tile_1d", {range_i, range_j, range_k}, {1, 1, tile_k},
+      flags, poolshim::core::work_of(fn, context),
+      [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], s[1], s[2], n[2]); });
 }
 
 void pthreadpool_parallelize_3d_tile_1d_with_thread(pthreadpool_t pool,
@@ -36,7 +37,7 @@ void pthreadpool_parallelize_3d_tile_1d_with_thread(pthreadpool_t pool,
   pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_3d_tile_1d_with_thread");
   grid::run_tiles<3, 0x4>(
       pool, "pthreadpool_parallelize_3d_tile_1d_with_thread", {range_i, range_j, range_k},
-      {1, 1, tile_k}, flags,
+      {1, 1, tile_k}, flags, poolshim::core::work_of(fn, context),
       [=](size_t t, const size_t* s, const size_t* n) { fn(context, t, s[0], s[1], s[2], n[2]); });
 }
 
@@ -50,6 +51,7 @@ void pthreadpool_parallelize_3d_tile_1d_with_uarch(pthreadpool_t pool,
   (void)max_uarch_index;
   grid::run_tiles<3, 0x4>(pool, "pthreadpool_parallelize_3d_tile_1d_with_uarch",
                           {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
+                          poolshim::core::work_of(fn, context),
                           [=](size_t, const size_t* s, const size_t* n) {
                             fn(context, default_uarch_index, s[0], s[1], s[2], n[2]);
                           });
@@ -64,6 +66,7 @@ void pthreadpool_parallelize_3d_tile_1d_with_uarch_with_thread(
   (void)max_uarch_index;
   grid::run_tiles<3, 0x4>(pool, "pthreadpool_parallelize_3d_tile_1d_with_uarch_with_thread",
                           {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
+                          poolshim::core::work_of(fn, context),
                           [=](size_t t, const size_t* s, const size_t* n) {
                             fn(context, default_uarch_index, t, s[0], s[1], s[2], n[2]);
                           });
@@ -76,7 +79,7 @@ void pthreadpool_parallelize_3d_tile_1d_dynamic(pthreadpool_t pool,
   pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_3d_tile_1d_dynamic");
   grid::run_dynamic<3, 1>(
       pool, "pthreadpool_parallelize_3d_tile_1d_dynamic", {range_i, range_j, range_k},
-      {1, 1, tile_k}, flags,
+      {1, 1, tile_k}, flags, poolshim::core::work_of(fn, context),
       [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], s[1], s[2], n[2]); });
 }
 
@@ -87,6 +90,7 @@ void pthreadpool_parallelize_3d_tile_1d_dynamic_with_thread(
       pass::serial_if_passthrough(pool, "pthreadpool_parallelize_3d_tile_1d_dynamic_with_thread");
   grid::run_dynamic<3, 1>(pool, "pthreadpool_parallelize_3d_tile_1d_dynamic_with_thread",
                           {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
+                          poolshim::core::work_of(fn, context),
                           [=](size_t t, const size_t* s, const size_t* n) {
                             fn(context, static_cast<uint32_t>(t), s[0], s[1], s[2], n[2]);
                           });
@@ -101,6 +105,7 @@ void pthreadpool_parallelize_3d_tile_1d_dynamic_with_uarch_with_thread(
   (void)max_uarch_index;
   grid::run_dynamic<3, 1>(pool, "pthreadpool_parallelize_3d_tile_1d_dynamic_with_uarch_with_thread",
                           {range_i, range_j, range_k}, {1, 1, tile_k}, flags,
+                          poolshim::core::work_of(fn, context),
                           [=](size_t t, const size_t* s, const size_t* n) {
                             fn(context, default_uarch_index, t, s[0], s[1], s[2], n[2]);
                           });
@@ -114,7 +119,7 @@ void pthreadpool_parallelize_3d_tile_2d(pthreadpool_t pool, pthreadpool_task_3d_
     return library_fn(pool, fn, context, range_i, range_j, range_k, tile_j, tile_k, flags);
   grid::run_tiles<3, 0x6>(
       pool, "pthreadpool_parallelize_3d_tile_2d", {range_i, range_j, range_k}, {1, tile_j, tile_k},
-      flags,
+      flags, poolshim::core::work_of(fn, context),
       [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], s[1], s[2], n[1], n[2]); });
 }
 
@@ -126,7 +131,7 @@ void pthreadpool_parallelize_3d_tile_2d_dynamic(pthreadpool_t pool,
   pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_3d_tile_2d_dynamic");
   grid::run_dynamic<3, 2>(
       pool, "pthreadpool_parallelize_3d_tile_2d_dynamic", {range_i, range_j, range_k},
-      {1, tile_j, tile_k}, flags,
+      {1, tile_j, tile_k}, flags, poolshim::core::work_of(fn, context),
       [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], s[1], s[2], n[1], n[2]); });
 }
 
@@ -138,6 +143,7 @@ void pthreadpool_parallelize_3d_tile_2d_dynamic_with_uarch(
   (void)max_uarch_index;
   grid::run_dynamic<3, 2>(pool, "pthreadpool_parallelize_3d_tile_2d_dynamic_with_uarch",
                           {range_i, range_j, range_k}, {1, tile_j, tile_k}, flags,
+                          poolshim::core::work_of(fn, context),
                           [=](size_t, const size_t* s, const size_t* n) {
                             fn(context, default_uarch_index, s[0], s[1], s[2], n[1], n[2]);
                           });
@@ -150,6 +156,7 @@ void pthreadpool_parallelize_3d_tile_2d_dynamic_with_thread(
       pass::serial_if_passthrough(pool, "pthreadpool_parallelize_3d_tile_2d_dynamic_with_thread");
   grid::run_dynamic<3, 2>(pool, "pthreadpool_parallelize_3d_tile_2d_dynamic_with_thread",
                           {range_i, range_j, range_k}, {1, tile_j, tile_k}, flags,
+                          poolshim::core::work_of(fn, context),
                           [=](size_t t, const size_t* s, const size_t* n) {
                             fn(context, static_cast<uint32_t>(t), s[0], s[1], s[2], n[1], n[2]);
                           });
@@ -166,6 +173,7 @@ void pthreadpool_parallelize_3d_tile_2d_with_uarch(pthreadpool_t pool,
                       range_k, tile_j, tile_k, flags);
   grid::run_tiles<3, 0x6>(pool, "pthreadpool_parallelize_3d_tile_2d_with_uarch",
                           {range_i, range_j, range_k}, {1, tile_j, tile_k}, flags,
+                          poolshim::core::work_of(fn, context),
                           [=](size_t, const size_t* s, const size_t* n) {
                             fn(context, default_uarch_index, s[0], s[1], s[2], n[1], n[2]);
                           });

@@ -16,6 +16,7 @@ void pthreadpool_parallelize_4d(pthreadpool_t pool, pthreadpool_task_4d_t fn, vo
     return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, flags);
   grid::run_tiles<4, 0x0>(
       pool, "pthreadpool_parallelize_4d", {range_i, range_j, range_k, range_l}, {1, 1, 1, 1}, flags,
+      poolshim::core::work_of(fn, context),
       [=](size_t, const size_t* s, const size_t*) { fn(context, s[0], s[1], s[2], s[3]); });
 }
 
@@ -27,7 +28,7 @@ void pthreadpool_parallelize_4d_tile_1d(pthreadpool_t pool, pthreadpool_task_4d_
     return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, tile_l, flags);
   grid::run_tiles<4, 0x8>(
       pool, "pthreadpool_parallelize_4d_tile_1d", {range_i, range_j, range_k, range_l},
-      {1, 1, 1, tile_l}, flags,
+      {1, 1, 1, tile_l}, flags, poolshim::core::work_of(fn, context),
       [=](size_t, const size_t* s, const size_t* n) { fn(context, s[0], s[1], s[2], s[3], n[3]); });
 }
 
@@ -39,6 +40,7 @@ void pthreadpool_parallelize_4d_tile_2d(pthreadpool_t pool, pthreadpool_task_4d_
     return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, tile_k, tile_l, flags);
   grid::run_tiles<4, 0xc>(pool, "pthreadpool_parallelize_4d_tile_2d",
                           {range_i, range_j, range_k, range_l}, {1, 1, tile_k, tile_l}, flags,
+                          poolshim::core::work_of(fn, context),
                           [=](size_t, const size_t* s, const size_t* n) {
                             fn(context, s[0], s[1], s[2], s[3], n[2], n[3]);
                           });
@@ -55,6 +57,7 @@ void pthreadpool_parallelize_4d_tile_2d_with_uarch(pthreadpool_t pool,
                       range_k, range_l, tile_k, tile_l, flags);
   grid::run_tiles<4, 0xc>(pool, "pthreadpool_parallelize_4d_tile_2d_with_uarch",
                           {range_i, range_j, range_k, range_l}, {1, 1, tile_k, tile_l}, flags,
+                          poolshim::core::work_of(fn, context),
                           [=](size_t, const size_t* s, const size_t* n) {
                             fn(context, default_uarch_index, s[0], s[1], s[2], s[3], n[2], n[3]);
                           });
@@ -68,6 +71,7 @@ void pthreadpool_parallelize_4d_tile_2d_dynamic(pthreadpool_t pool,
   pool = pass::serial_if_passthrough(pool, "pthreadpool_parallelize_4d_tile_2d_dynamic");
   grid::run_dynamic<4, 2>(pool, "pthreadpool_parallelize_4d_tile_2d_dynamic",
                           {range_i, range_j, range_k, range_l}, {1, 1, tile_k, tile_l}, flags,
+                          poolshim::core::work_of(fn, context),
                           [=](size_t, const size_t* s, const size_t* n) {
                             fn(context, s[0], s[1], s[2], s[3], n[2], n[3]);
                           });
@@ -81,6 +85,7 @@ void pthreadpool_parallelize_4d_tile_2d_dynamic_with_uarch(
   (void)max_uarch_index;
   grid::run_dynamic<4, 2>(pool, "pthreadpool_parallelize_4d_tile_2d_dynamic_with_uarch",
                           {range_i, range_j, range_k, range_l}, {1, 1, tile_k, tile_l}, flags,
+                          poolshim::core::work_of(fn, context),
                           [=](size_t, const size_t* s, const size_t* n) {
                             fn(context, default_uarch_index, s[0], s[1], s[2], s[3], n[2], n[3]);
                           });
@@ -93,7 +98,7 @@ void pthreadpool_parallelize_5d(pthreadpool_t pool, pthreadpool_task_5d_t fn, vo
     return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, flags);
   grid::run_tiles<5, 0x0>(
       pool, "pthreadpool_parallelize_5d", {range_i, range_j, range_k, range_l, range_m},
-      {1, 1, 1, 1, 1}, flags,
+      {1, 1, 1, 1, 1}, flags, poolshim::core::work_of(fn, context),
       [=](size_t, const size_t* s, const size_t*) { fn(context, s[0], s[1], s[2], s[3], s[4]); });
 }
 
@@ -106,7 +111,8 @@ void pthreadpool_parallelize_5d_tile_1d(pthreadpool_t pool, pthreadpool_task_5d_
                       flags);
   grid::run_tiles<5, 0x10>(pool, "pthreadpool_parallelize_5d_tile_1d",
                            {range_i, range_j, range_k, range_l, range_m}, {1, 1, 1, 1, tile_m},
-                           flags, [=](size_t, const size_t* s, const size_t* n) {
+                           flags, poolshim::core::work_of(fn, context),
+                           [=](size_t, const size_t* s, const size_t* n) {
                              fn(context, s[0], s[1], s[2], s[3], s[4], n[4]);
                            });
 }
@@ -120,7 +126,8 @@ void pthreadpool_parallelize_5d_tile_2d(pthreadpool_t pool, pthreadpool_task_5d_
                       tile_m, flags);
   grid::run_tiles<5, 0x18>(pool, "pthreadpool_parallelize_5d_tile_2d",
                            {range_i, range_j, range_k, range_l, range_m}, {1, 1, 1, tile_l, tile_m},
-                           flags, [=](size_t, const size_t* s, const size_t* n) {
+                           flags, poolshim::core::work_of(fn, context),
+                           [=](size_t, const size_t* s, const size_t* n) {
                              fn(context, s[0], s[1], s[2], s[3], s[4], n[3], n[4]);
                            });
 }
@@ -133,7 +140,8 @@ void pthreadpool_parallelize_6d(pthreadpool_t pool, pthreadpool_task_6d_t fn, vo
                       flags);
   grid::run_tiles<6, 0x0>(pool, "pthreadpool_parallelize_6d",
                           {range_i, range_j, range_k, range_l, range_m, range_n},
-                          {1, 1, 1, 1, 1, 1}, flags, [=](size_t, const size_t* s, const size_t*) {
+                          {1, 1, 1, 1, 1, 1}, flags, poolshim::core::work_of(fn, context),
+                          [=](size_t, const size_t* s, const size_t*) {
                             fn(context, s[0], s[1], s[2], s[3], s[4], s[5]);
                           });
 }
@@ -147,7 +155,7 @@ void pthreadpool_parallelize_6d_tile_1d(pthreadpool_t pool, pthreadpool_task_6d_
                       tile_n, flags);
   grid::run_tiles<6, 0x20>(pool, "pthreadpool_parallelize_6d_tile_1d",
                            {range_i, range_j, range_k, range_l, range_m, range_n},
-                           {1, 1, 1, 1, 1, tile_n}, flags,
+                           {1, 1, 1, 1, 1, tile_n}, flags, poolshim::core::work_of(fn, context),
                            [=](size_t, const size_t* s, const size_t* n) {
                              fn(context, s[0], s[1], s[2], s[3], s[4], s[5], n[5]);
                            });
@@ -161,12 +169,12 @@ void pthreadpool_parallelize_6d_tile_2d(pthreadpool_t pool, pthreadpool_task_6d_
   if (auto library_fn = pass::forward_target<pass::Fn::parallelize_6d_tile_2d>())
     return library_fn(pool, fn, context, range_i, range_j, range_k, range_l, range_m, range_n,
                       tile_m, tile_n, flags);
-  grid::run_tiles<6, 0x30>(pool, "pthreadpool_parallelize_6d_tile_2d",
-                           {range_i, range_j, range_k, range_l, range_m, range_n},
-                           {1, 1, 1, 1, tile_m, tile_n}, flags,
-                           [=](size_t, const size_t* s, const size_t* n) {
-                             fn(context, s[0], s[1], s[2], s[3], s[4], s[5], n[4], n[5]);
-                           });
+  grid::run_tiles<6, 0x30>(
+      pool, "pthreadpool_parallelize_6d_tile_2d",
+      {range_i, range_j, range_k, range_l, range_m, range_n}, {1, 1, 1, 1, tile_m, tile_n}, flags,
+      poolshim::core::work_of(fn, context), [=](size_t, const size_t* s, const size_t* n) {
+        fn(context, s[0], s[1], s[2], s[3], s[4], s[5], n[4], n[5]);
+      });
 }
 
 }  // extern "C"

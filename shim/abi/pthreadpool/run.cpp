@@ -25,14 +25,14 @@ size_t peek_width(const Target& t) {
   return width(t);  // the other kinds record nothing
 }
 
-void run_ranges_dispatch(const Target& t, size_t range, core::RangeFn fn, void* ctx,
-                         uint32_t flags) {
+void run_ranges_dispatch(const Target& t, size_t range, core::RangeFn fn, void* ctx, uint32_t flags,
+                         core::Work work) {
   if (range == 0) return;
   DenormalsGuard guard(flags);  // restored on unwind too (a destructor)
   bool nested = core::in_task() || in_executor_task();
   if (t.kind == Kind::shared && !in_executor_task()) {
     // core::run_ranges goes inline by itself when called from one of its tasks.
-    core::run_ranges(range, fn, ctx, t.threads, flags);
+    core::run_ranges(range, fn, ctx, t.threads, flags, work);
     return;
   }
   if (t.kind == Kind::executor && !nested) {

@@ -25,16 +25,18 @@ size_t peek_width(const Target& t);
 // thread. flags: PTHREADPOOL_FLAG_* (DISABLE_DENORMALS is honoured on every path, including the
 // serial one, as upstream does). An exception escaping fn: see docs/pthreadpool-coverage.md,
 // "Exceptions and unwinding".
-void run_ranges_dispatch(const Target& t, size_t range, core::RangeFn fn, void* ctx,
-                         uint32_t flags);
-inline void run_ranges(const Target& t, size_t range, core::RangeFn fn, void* ctx, uint32_t flags) {
+// work: the host's task (core::work_of(), core/pool.h).
+void run_ranges_dispatch(const Target& t, size_t range, core::RangeFn fn, void* ctx, uint32_t flags,
+                         core::Work work);
+inline void run_ranges(const Target& t, size_t range, core::RangeFn fn, void* ctx, uint32_t flags,
+                       core::Work work) {
   // The serial path without a floating-point mode to set: one run, no call in between.
   if (t.kind == Kind::serial && (flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS) == 0) {
     core::Run run(0, range);
     if (range != 0) fn(ctx, 0, 0, run);
     return;
   }
-  run_ranges_dispatch(t, range, fn, ctx, flags);
+  run_ranges_dispatch(t, range, fn, ctx, flags, work);
 }
 
 // The executor path (pthreadpool_executor.cpp): called by run_ranges() for Kind::executor.
