@@ -82,6 +82,9 @@ struct Job {
   // unclaimed item, so a participant need not read the lanes to look for one.
   std::atomic<size_t> drained{0};
   std::atomic<size_t> done{0};
+  // A worker that held back from this patient call (pool.cpp, "Patience") found it still open
+  // when its patience ran out: the call is not short, and its successor is not patient.
+  std::atomic<bool> outlived_patience{false};
 };
 
 // Initial split of [0, range) into job.lanes blocks, sizes differing by at most one.

@@ -80,17 +80,32 @@ Slot g_slots[kSlots];
 // line the worker reads on its way in (the slot, the job, the busy count, its lane) is one the
 // caller writes again before the call ends, so each is a miss for the caller, and the caller
 // then waits for the worker to leave. For a call its caller finishes before a worker could have
-// helped, that is all cost: a 64-item empty call takes 480 ns on its caller alone and 950-1900
-// ns when a spinning worker joins it. So each slot remembers how many of its last calls were the
-// same work (fn, work, range, width) and ran on their caller alone; from the kPatientAfter-th
-// on, a call of that work is published patient: a spinning worker joins it only once it has
-// seen it open for kPatienceNs. A call predicted short that is not waits that much longer for
-// its first worker, once (it ran with a worker, so its successor is not patient). A worker just
-// woken from its sleep joins at once (the call has been open for at least its wake-up's
-// latency), and a call whose runs stall is republished impatient (watch()), so patience never
-// holds an item back for more than kPatienceNs.
+// helped, that is all cost: a 64-item empty call takes 472-498 ns on its caller alone and
+// 974-1189 ns when a spinning worker joins it (docs/bench.md). So each slot remembers how many
+// of its last calls were the same work (fn, work, range, width) and were short: they ran on
+// their caller alone, and no worker that held back from them found them still open when its
+// patience ran out. From the kPatientAfter-th such call on, a call of that work is published
+// patient: a spinning worker joins it only once it has seen it open for kPatienceNs. A call
+// predicted short that is not waits that much longer for its first worker, once (the worker
+// finds it open, so its successor is not patient). A worker just woken from its sleep joins at
+// once (the call has been open for at least its wake-up's latency), and a call whose runs stall
+// is republished impatient (watch()), so patience never holds an item back for more than
+// kPatienceNs of a spinning worker's time.
 constexpr long kPatienceNs = 1000;
 constexpr unsigned kPatientAfter = 2;
+// A call counts as short only when it also took fewer than this many time-stamp ticks (5-20 us
+// at 1-4 GHz): a call of long items that ran alone because its worker was asleep or descheduled
+// (a noisy host does that to a 50 us call) must not make its successors patient. On a CPU
+// without a cheap counter the clock is read instead (ticks are then nanoseconds).
+constexpr uint64_t kShortTicks = 20000;
+long now_ns();
+inline uint64_t ticks() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __builtin_ia32_rdtsc();
+#else
+  return static_cast<uint64_t>(now_ns());
+#endif
+}
 constexpr uint32_t kPatient = 1, kTicketStep = 2;
 
 struct Prediction {  // the slot's last call, as its owner saw it
@@ -710,6 +725,7 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   POOLSHIM_COUNT(kPatientCalls, patient ? 1 : 0);
   publish(job, patient);
   const size_t ran_before = t_ran;
+  const uint64_t started_at = ticks();
 
   try {
     participate(job, 0, false);
@@ -725,7 +741,8 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   last.work = work;
   last.range = range;
   last.lanes = lanes;
-  if (t_ran - ran_before != range)
+  if (t_ran - ran_before != range || job.outlived_patience.load(std::memory_order_relaxed) ||
+      ticks() - started_at >= kShortTicks)
     last.alone = 0;
   else if (last.alone < kPatientAfter)
     ++last.alone;
@@ -762,7 +779,8 @@ Help help_one_call() {
     // A patient call is joined once this worker has seen it open for kPatienceNs; until then
     // nothing of it but this line is read (patience, above).
     const uint32_t ticket = g_slots[s].ticket.load(std::memory_order_relaxed);
-    if ((ticket & kPatient) != 0 && may_wait) {
+    const bool waited = (ticket & kPatient) != 0 && may_wait;
+    if (waited) {
       const long now = now_ns();
       if (t_patient_ticket[s] != ticket) {
         t_patient_ticket[s] = ticket;
@@ -775,6 +793,10 @@ Help help_one_call() {
     }
     SlotRef ref(g_slots[s], s);
     Job* job = ref.slot.job.load(std::memory_order_seq_cst);
+    // Still open after this worker's patience (the same ticket: the same call): the call is not
+    // one its caller finishes before a worker could help, whether or not this one gets an item.
+    if (waited && job != nullptr && ref.slot.ticket.load(std::memory_order_relaxed) == ticket)
+      job->outlived_patience.store(true, std::memory_order_relaxed);
     // A call whose items have all run (the caller ran the last ones before it withdrew the call)
     // is left at once: the done count is on the line has_free_lane() reads anyway.
     if (job == nullptr || all_done(*job) || !has_free_lane(*job) ||
