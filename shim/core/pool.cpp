@@ -112,7 +112,7 @@ struct Prediction {  // the slot's last call, as its owner saw it
   RangeFn fn = nullptr;
   Work work = 0;
   size_t range = 0, lanes = 0;
-  unsigned alone = 0;  // calls of this work in a row that ran on their caller alone (saturates)
+  unsigned alone = 0;  // calls of this work in a row that were short (above; saturates)
 };
 Prediction g_prediction[kSlots];  // the owner's: written and read by whoever owns the slot
 // Bit i set: slot i is owned by a caller. Callers set/clear their own bit (acq_rel CAS).
