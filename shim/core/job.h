@@ -61,6 +61,11 @@ struct Job {
   bool fence = true;
   // The caller's: the call is no longer offered to joiners (unpublished, pool.cpp, withdraw()).
   bool withdrawn = false;
+  // The caller's: published patient, in g_patient instead of g_open (pool.cpp, "Patience").
+  bool quiet = false;
+  uint32_t ticket = 0;  // the caller's: the slot's ticket while the call is published (odd)
+  // The caller's: its publish woke a sleeping worker (the call then says nothing of patience).
+  bool woke = false;
 
   // The claim counters, on a line of their own: the fields above are read by every participant
   // on every run, these are written by each joiner (a read-mostly field next to them would make

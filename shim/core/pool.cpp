@@ -51,8 +51,9 @@ struct alignas(64) Slot {
   std::atomic<Job*> job{nullptr};    // written by the owning caller; read by workers
   std::atomic<uint32_t> refs{0};     // workers looking at or working on job
   std::atomic<uint32_t> waiting{0};  // 1 while the owner sleeps on refs
-  // Advanced by the owner at each publish (by kTicketStep), with kPatient set when the call is
-  // patient (below). Workers read it before they take a reference.
+  // Advanced by the owner when it publishes a call (odd: open) and when it withdraws it (even): a
+  // worker waiting out a patient call (below) reads it before it takes a reference, to know
+  // whether a call is open, and whether the one it saw open is the one still open.
   std::atomic<uint32_t> ticket{0};
   // Lanes for calls wider than kInlineLanes, kept from call to call (the owner's alone: every
   // worker has left the previous call when the next owner takes the slot); grown, never shrunk.
@@ -83,20 +84,23 @@ Slot g_slots[kSlots];
 // helped, that is all cost: a 64-item empty call takes 472-498 ns on its caller alone and
 // 974-1189 ns when a spinning worker joins it (docs/bench.md). So each slot remembers how many
 // of its last calls were the same work (fn, work, range, width) and were short: they ran on
-// their caller alone, and no worker that held back from them found them still open when its
-// patience ran out. From the kPatientAfter-th such call on, a call of that work is published
-// patient: a spinning worker joins it only once it has seen it open for kPatienceNs. A call
-// predicted short that is not waits that much longer for its first worker, once (the worker
-// finds it open, so its successor is not patient). A worker just woken from its sleep joins at
-// once (the call has been open for at least its wake-up's latency), and a call whose runs stall
-// is republished impatient (watch()), so patience never holds an item back for more than
-// kPatienceNs of a spinning worker's time.
+// their caller alone, woke no sleeper, took under kShortTicks while the prediction was being
+// made, and no worker that held back from them found them still open when its patience ran
+// out. From the kPatientAfter-th such call on, a call of that work is published patient, and
+// quietly: its slot's ticket made odd and its bit in g_patient set (and left set), no g_open, no
+// epoch bump, no wake-up. A spinning worker reads g_patient and the tickets only every few
+// pauses, so it costs the caller next to no miss, and it joins a patient call once it has seen
+// it open for kPatienceNs. A call predicted short that is not waits that much longer for its
+// first worker, once (the worker finds it still open, so its successor is not patient). Only an
+// awake worker sees a patient call: with every worker asleep the call is published loud
+// (publish()), a worker does not sleep while one is open that it could join (workers.cpp), and
+// a call whose runs stall is republished loud (watch()), so patience never holds an item back
+// for more than kPatienceNs of an awake worker's time.
 constexpr long kPatienceNs = 1000;
 constexpr unsigned kPatientAfter = 2;
 // A call counts as short only when it also took fewer than this many time-stamp ticks (5-20 us
-// at 1-4 GHz): a call of long items that ran alone because its worker was asleep or descheduled
-// (a noisy host does that to a 50 us call) must not make its successors patient. On a CPU
-// without a cheap counter the clock is read instead (ticks are then nanoseconds).
+// at 1-4 GHz), timed while the prediction is being made. On a CPU without a cheap counter the
+// clock is read instead (ticks are then nanoseconds).
 constexpr uint64_t kShortTicks = 20000;
 long now_ns();
 inline uint64_t ticks() {
@@ -106,7 +110,6 @@ inline uint64_t ticks() {
   return static_cast<uint64_t>(now_ns());
 #endif
 }
-constexpr uint32_t kPatient = 1, kTicketStep = 2;
 
 struct Prediction {  // the slot's last call, as its owner saw it
   RangeFn fn = nullptr;
@@ -120,6 +123,11 @@ OnLine<uint64_t> g_owned{0};
 // Bit i set: slot i's call may still take a worker. Set by the owner after publishing, cleared
 // by it before it detaches. Workers read it to find calls without scanning every slot.
 OnLine<uint64_t> g_open{0};
+// Bit i set: slot i's calls are published patient (quietly, above), and its ticket says whether
+// one is open. Set by the slot's first patient call and left set (cleared by its next loud one),
+// so that a run of patient calls writes it once; read by spinning workers every few pauses
+// (look_at_patient_calls()) and by a worker about to sleep (patient_call_open()).
+OnLine<uint64_t> g_patient{0};
 // Lanes that workers gave back to the budget (Job::free_lanes) in calls still open, summed over
 // the calls: when > 0, a caller that leaves wakes a worker to take one up. Relaxed: a hint.
 OnLine<long> g_lanes_given_back{0};
@@ -143,9 +151,16 @@ POOLSHIM_FAST_TLS thread_local size_t t_owned_slot = kSlots;
 POOLSHIM_FAST_TLS thread_local uint16_t t_last_lane[kSlots];
 // Items this thread has run as a participant: a caller compares it around its call (patience).
 POOLSHIM_FAST_TLS thread_local size_t t_ran = 0;
-// Per slot, the patient call (its ticket) this worker has seen, and when it first saw it.
+// Per slot, the patient call (its ticket) this worker has seen, and when it first saw it (the
+// clock's low 32 bits: initial-exec TLS is scarce in a library that is dlopen()ed, and the
+// patience is far below 4 s). Bit s of t_patient_tried: this worker tried to join that call and
+// found nothing to take (it does not look at it again, as a worker does not join a loud call
+// again before the epoch moves). t_patient_sum: the tickets of the patient slots, summed at the
+// last look: when it moved, their owners are making calls (activity: the worker spins on).
 POOLSHIM_FAST_TLS thread_local uint32_t t_patient_ticket[kSlots];
-POOLSHIM_FAST_TLS thread_local long t_patient_since[kSlots];
+POOLSHIM_FAST_TLS thread_local uint32_t t_patient_since[kSlots];
+POOLSHIM_FAST_TLS thread_local uint64_t t_patient_tried = 0;
+POOLSHIM_FAST_TLS thread_local uint32_t t_patient_sum = 0;
 
 // Flush-to-zero + denormals-are-zero for a worker's share of a call that asks for it (the
 // caller's own thread is handled by the surface, which also covers the serial path).
@@ -565,8 +580,11 @@ void withdraw(Job& job) {
   if (job.withdrawn) return;
   job.withdrawn = true;
   const size_t s = job.slot;
-  POOLSHIM_COUNT_SHARED();
-  g_open.fetch_and(~(uint64_t{1} << s), std::memory_order_seq_cst);
+  if (!job.quiet) {
+    POOLSHIM_COUNT_SHARED();
+    g_open.fetch_and(~(uint64_t{1} << s), std::memory_order_seq_cst);
+  }
+  g_slots[s].ticket.store(job.ticket + 1, std::memory_order_relaxed);  // even: closed
   POOLSHIM_COUNT_SHARED();  // a seq_cst store is a locked exchange on x86
   g_slots[s].job.store(nullptr, std::memory_order_seq_cst);
 }
@@ -574,23 +592,47 @@ void withdraw(Job& job) {
 // Owner side: makes the call visible to workers (its slot's job, its bit in g_open), and wakes at
 // most one sleeper. Spinning workers see the epoch; of the sleepers this caller wakes one, when
 // the budget has room for it, and each worker that joins wakes the next (the cascade,
-// help_one_call()). patient: spinning workers hold back for kPatienceNs (patience, above).
+// help_one_call()). patient: published quietly instead (patience, above) while a worker is awake
+// to see it: the slot's ticket made odd, its bit in g_patient set (and left set for the slot's
+// next patient calls: a line that does not change costs no miss). Sets job.quiet (how it was
+// published) and job.woke (it woke a sleeper).
 void publish(Job& job, bool patient) {
   Slot& slot = g_slots[job.slot];
-  // The ticket first, on the line the job's store writes anyway. A worker reads it before it
-  // takes a reference, so it may read the previous call's: a hint only, which makes it wait (or
-  // not) once; no item waits on it for more than kPatienceNs.
-  const uint32_t t = slot.ticket.load(std::memory_order_relaxed) & ~kPatient;
-  slot.ticket.store(t + kTicketStep + (patient ? kPatient : 0), std::memory_order_relaxed);
-  POOLSHIM_COUNT_SHARED();  // a seq_cst store is a locked exchange on x86
-  slot.job.store(&job, std::memory_order_seq_cst);
+  const uint64_t bit = uint64_t{1} << job.slot;
+  const bool marked = (g_patient.load(std::memory_order_relaxed) & bit) != 0;
+  job.ticket = slot.ticket.load(std::memory_order_relaxed) + 1;  // odd: open
+  slot.job.store(&job, std::memory_order_release);
+  if (patient) {
+    if (!marked) {
+      POOLSHIM_COUNT_SHARED();
+      g_patient.fetch_or(bit, std::memory_order_seq_cst);
+    }
+    // The ticket, then the sleepers (both seq_cst), against a worker's "counted as a sleeper,
+    // then the patient calls' tickets" before it sleeps (workers.cpp): either this caller sees
+    // that worker awake, or the worker sees the call open and does not sleep.
+    POOLSHIM_COUNT_SHARED();  // a seq_cst store is a locked exchange on x86
+    slot.ticket.store(job.ticket, std::memory_order_seq_cst);
+    if (workers::awake()) {
+      job.quiet = true;
+      POOLSHIM_COUNT(kPatientCalls, 1);
+      return;
+    }
+    // Every worker asleep: published loud (the one woken joins at once; the bit can stay).
+  } else {
+    slot.ticket.store(job.ticket, std::memory_order_relaxed);
+    if (marked) {  // this slot's calls are no longer patient: workers need not look at it
+      POOLSHIM_COUNT_SHARED();
+      g_patient.fetch_and(~bit, std::memory_order_relaxed);
+    }
+  }
+  job.quiet = false;
   POOLSHIM_COUNT_SHARED();
-  g_open.fetch_or(uint64_t{1} << job.slot, std::memory_order_seq_cst);
-  workers::wake_one(busy::room(), true);
+  g_open.fetch_or(bit, std::memory_order_seq_cst);
+  if (workers::wake_one(busy::room(), true)) job.woke = true;
 }
 
 // The caller's watch() withdrew the call and then found a run that makes no progress: publishes
-// it again (detach() withdraws it for good).
+// it again, loud (detach() withdraws it for good).
 void republish(Job& job) {
   if (!job.withdrawn) return;
   job.withdrawn = false;
@@ -721,11 +763,13 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   Prediction& last = g_prediction[s];
   if (last.fn != fn || last.work != work || last.range != range || last.lanes != lanes)
     last.alone = 0;
-  const bool patient = last.alone >= kPatientAfter;
-  POOLSHIM_COUNT(kPatientCalls, patient ? 1 : 0);
-  publish(job, patient);
+  publish(job, last.alone >= kPatientAfter);
   const size_t ran_before = t_ran;
-  const uint64_t started_at = ticks();
+  // Timed only while the prediction is being made: once a call is published patient, a worker
+  // that waits it out finds a long one still open (job.outlived_patience), without a clock on
+  // the caller's path.
+  const bool timed = last.alone < kPatientAfter;
+  const uint64_t started_at = timed ? ticks() : 0;
 
   try {
     participate(job, 0, false);
@@ -741,8 +785,13 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   last.work = work;
   last.range = range;
   last.lanes = lanes;
-  if (t_ran - ran_before != range || job.outlived_patience.load(std::memory_order_relaxed) ||
-      ticks() - started_at >= kShortTicks)
+  // Short (patience, above): run on its caller alone, with no sleeper woken for it, in fewer than
+  // kShortTicks when timed (a call of long items runs alone while its worker wakes up, or while
+  // the kernel keeps it off a CPU: that says nothing of the next one), and no worker found it
+  // still open when its patience ran out.
+  if (t_ran - ran_before != range || job.woke ||
+      job.outlived_patience.load(std::memory_order_relaxed) ||
+      (timed && ticks() - started_at >= kShortTicks))
     last.alone = 0;
   else if (last.alone < kPatientAfter)
     ++last.alone;
@@ -752,75 +801,125 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
 
 }  // namespace
 
-Help help_one_call() {
-  // A worker's references, given back on every path (also when a forced unwind ends the thread).
-  struct SlotRef {
-    Slot& slot;
-    explicit SlotRef(Slot& s, size_t index) : slot(s) {
-      POOLSHIM_COUNT_SHARED();
-      slot.refs.fetch_add(1, std::memory_order_seq_cst);
-      t_ref_slot = index;
-    }
-    ~SlotRef() {
-      t_ref_slot = kSlots;
-      slot_leave(slot);
-    }
-  };
+namespace {
+
+// A worker's reference on a slot, given back on every path (also when a forced unwind ends the
+// thread).
+struct SlotRef {
+  Slot& slot;
+  explicit SlotRef(Slot& s, size_t index) : slot(s) {
+    POOLSHIM_COUNT_SHARED();
+    slot.refs.fetch_add(1, std::memory_order_seq_cst);
+    t_ref_slot = index;
+  }
+  ~SlotRef() {
+    t_ref_slot = kSlots;
+    slot_leave(slot);
+  }
+};
+
+// A worker joins slot s's call if it has a free lane and the budget room. ticket: the call's
+// ticket as seen by a worker that waited out its patience (kNoTicket: joined at once). Returns
+// helped (or helped_yield), over_budget, or nothing (no call there, or nothing left to join).
+constexpr uint64_t kNoTicket = ~uint64_t{0};
+Help join(size_t s, uint64_t ticket) {
   struct BusyWorker {
     ~BusyWorker() { busy::worker_leave(); }
   };
+  SlotRef ref(g_slots[s], s);
+  Job* job = ref.slot.job.load(std::memory_order_seq_cst);
+  // Still open after this worker's patience (the same ticket: the same call): the call is not
+  // one its caller finishes before a worker could help, whether or not this one gets an item.
+  if (ticket != kNoTicket && job != nullptr &&
+      ref.slot.ticket.load(std::memory_order_relaxed) == ticket)
+    job->outlived_patience.store(true, std::memory_order_relaxed);
+  // A call whose items have all run (the caller ran the last ones before it withdrew the call)
+  // is left at once: the done count is on the line has_free_lane() reads anyway.
+  if (job == nullptr || all_done(*job) || !has_free_lane(*job) ||
+      job->cancelled.load(std::memory_order_relaxed))
+    return Help::nothing;
+  if (!busy::worker_try_enter()) return Help::over_budget;  // the budget's threads are all busy
+  BusyWorker counted;
+  size_t lane = take_lane(*job, t_last_lane[s]);
+  if (lane >= job->lanes) return Help::nothing;
+  t_last_lane[s] = static_cast<uint16_t>(lane < 65536 ? lane : 0);
+  POOLSHIM_COUNTERS_ONLY(record_lane(*job, lane));
+  POOLSHIM_COUNT(kJoins, 1);
+  workers::settle_wake();  // this worker's wake-up (if it was woken) has joined
+  const bool yield = (job->flags & kFlagYieldWorkers) != 0;  // read while the job is warm
+  team::note_pool_call(true);
+  worker_share(*job, lane);
+  team::note_pool_call(false);
+  return yield ? Help::helped_yield : Help::helped;
+}
 
+}  // namespace
+
+Help help_one_call() {
   uint64_t open = g_open.load(std::memory_order_acquire);
-  const bool may_wait = !workers::woken_unsettled();  // a worker just woken joins at once
-  bool young = false;
   while (open != 0) {
     size_t s = static_cast<size_t>(__builtin_ctzll(open));
     open &= open - 1;
-    // A patient call is joined once this worker has seen it open for kPatienceNs; until then
-    // nothing of it but this line is read (patience, above).
-    const uint32_t ticket = g_slots[s].ticket.load(std::memory_order_relaxed);
-    const bool waited = (ticket & kPatient) != 0 && may_wait;
-    if (waited) {
-      const long now = now_ns();
-      if (t_patient_ticket[s] != ticket) {
-        t_patient_ticket[s] = ticket;
-        t_patient_since[s] = now;
-      }
-      if (now - t_patient_since[s] < kPatienceNs) {
-        young = true;
-        continue;
-      }
-    }
-    SlotRef ref(g_slots[s], s);
-    Job* job = ref.slot.job.load(std::memory_order_seq_cst);
-    // Still open after this worker's patience (the same ticket: the same call): the call is not
-    // one its caller finishes before a worker could help, whether or not this one gets an item.
-    if (waited && job != nullptr && ref.slot.ticket.load(std::memory_order_relaxed) == ticket)
-      job->outlived_patience.store(true, std::memory_order_relaxed);
-    // A call whose items have all run (the caller ran the last ones before it withdrew the call)
-    // is left at once: the done count is on the line has_free_lane() reads anyway.
-    if (job == nullptr || all_done(*job) || !has_free_lane(*job) ||
-        job->cancelled.load(std::memory_order_relaxed))
-      continue;
-    if (!busy::worker_try_enter()) return Help::over_budget;  // the budget's threads are all busy
-    BusyWorker counted;
-    size_t lane = take_lane(*job, t_last_lane[s]);
-    if (lane >= job->lanes) continue;
-    t_last_lane[s] = static_cast<uint16_t>(lane < 65536 ? lane : 0);
-    POOLSHIM_COUNTERS_ONLY(record_lane(*job, lane));
-    POOLSHIM_COUNT(kJoins, 1);
-    workers::settle_wake();  // this worker's wake-up (if it was woken) has joined
-    const bool yield = (job->flags & kFlagYieldWorkers) != 0;  // read while the job is warm
-    team::note_pool_call(true);
-    worker_share(*job, lane);
-    team::note_pool_call(false);
-    return yield ? Help::helped_yield : Help::helped;
+    Help h = join(s, kNoTicket);
+    if (h != Help::nothing) return h;
   }
   // No call it could join. When the budget's threads are all busy it could not join the next
   // one either: sleep at once (a caller that leaves wakes one) instead of spinning on a CPU
   // the busy threads need.
-  if (young) return Help::young;
   return busy::has_room() ? Help::nothing : Help::over_budget;
+}
+
+// A patient call open in slot s (its ticket odd) that this worker has not tried already.
+inline bool untried(size_t s, uint32_t ticket) {
+  return (ticket & 1) != 0 &&
+         (t_patient_ticket[s] != ticket || (t_patient_tried & (uint64_t{1} << s)) == 0);
+}
+
+bool patient_call_open() {
+  for (uint64_t m = g_patient.load(std::memory_order_seq_cst); m != 0; m &= m - 1) {
+    const size_t s = static_cast<size_t>(__builtin_ctzll(m));
+    if (untried(s, g_slots[s].ticket.load(std::memory_order_seq_cst))) return true;
+  }
+  return false;
+}
+
+PatientLook look_at_patient_calls() {
+  PatientLook look;
+  uint32_t sum = 0;
+  for (uint64_t m = g_patient.load(std::memory_order_acquire); m != 0; m &= m - 1) {
+    const size_t s = static_cast<size_t>(__builtin_ctzll(m));
+    // Nothing of the call but this line is read until this worker has seen it open for
+    // kPatienceNs (by its ticket: the same call). Acquire: the caller stored the job before the
+    // ticket (publish()), so a join after this sees that job, not an older one.
+    const uint32_t ticket = g_slots[s].ticket.load(std::memory_order_acquire);
+    sum += ticket;
+    if (!untried(s, ticket)) continue;  // no call open in the slot, or tried already
+    if (look.now == 0) look.now = now_ns();
+    look.active = true;
+    const uint32_t now = static_cast<uint32_t>(look.now);
+    if (t_patient_ticket[s] != ticket) {
+      t_patient_ticket[s] = ticket;
+      t_patient_since[s] = now;
+      t_patient_tried &= ~(uint64_t{1} << s);
+    } else if (now - t_patient_since[s] >= static_cast<uint32_t>(kPatienceNs)) {
+      look.due = true;
+      look.slot = s;
+      look.ticket = ticket;
+      return look;
+    }
+  }
+  if (sum != t_patient_sum) {
+    t_patient_sum = sum;
+    look.active = true;
+  }
+  return look;
+}
+
+Help join_patient_call(const PatientLook& look) {
+  if (!look.due) return Help::nothing;
+  Help h = join(look.slot, look.ticket);
+  if (h == Help::nothing) t_patient_tried |= uint64_t{1} << look.slot;
+  return h;
 }
 
 void run_ranges(size_t range, RangeFn fn, void* ctx, size_t max_threads, uint32_t flags,
@@ -895,12 +994,14 @@ void pool_atfork_child() {
     g_slots[i].job.store(nullptr, std::memory_order_relaxed);
     g_slots[i].refs.store(t_ref_slot == i ? 1 : 0, std::memory_order_relaxed);
     g_slots[i].waiting.store(0, std::memory_order_relaxed);
+    g_slots[i].ticket.store(0, std::memory_order_relaxed);  // closed
   }
   uint64_t owned = t_owned_slot < kSlots ? uint64_t{1} << t_owned_slot : 0;
   if (t_ref_slot < kSlots) owned |= uint64_t{1} << t_ref_slot;  // released by slot_leave()
   g_owned.store(owned, std::memory_order_relaxed);
   g_orphan_slot.store(t_ref_slot, std::memory_order_relaxed);
   g_open.store(0, std::memory_order_relaxed);
+  g_patient.store(0, std::memory_order_relaxed);
   g_lanes_given_back.store(0, std::memory_order_relaxed);  // the parent's calls are gone
   bool holds_share = t_in_call || t_task_depth > 0;
   busy::reset_after_fork(holds_share ? 1 : 0);

@@ -1,5 +1,7 @@
 // Between the scheduler (pool.cpp) and its worker threads (workers.cpp). Not for abi/.
 #pragma once
+#include <cstddef>
+#include <cstdint>
 
 namespace poolshim::core {
 
@@ -8,10 +10,29 @@ enum class Help {
   helped,        // it ran a share of a call: look again at once
   helped_yield,  // the same, and the call asked its workers to sleep right after it
   nothing,       // no call with a free lane: spin briefly, then sleep
-  young,         // a patient call is open that this worker joins soon (pool.cpp): look again
   over_budget,   // calls are open but the budget's threads are all busy: sleep at once (a caller
                  // that leaves wakes a worker); spinning would take a CPU from the busy threads
 };
 Help help_one_call();
+
+// Patient calls (pool.cpp, "Patience") are published quietly, for awake workers only: no epoch
+// bump, no g_open bit. A spinning worker looks at them every few pauses
+// (look_at_patient_calls(): a mask that seldom changes, then one ticket line per patient slot).
+// A call it has seen open for the patience is due, and join_patient_call() joins it (helped,
+// helped_yield, over_budget, or nothing when it has gone or has nothing to take: the worker
+// then leaves that call alone). active: one is open, or a patient slot's ticket moved since the
+// worker's last look (its owner is making calls: the worker spins on). patient_call_open(): a
+// patient call is open that this worker has not tried; a worker about to sleep asks it after it
+// counted itself a sleeper (seq_cst, against the caller's "ticket, then the sleepers"), and does
+// not sleep while it says yes and the budget has room.
+bool patient_call_open();
+struct PatientLook {
+  bool due = false, active = false;
+  size_t slot = 0;
+  uint32_t ticket = 0;
+  long now = 0;  // when it looked (0: no clock read, nothing open)
+};
+PatientLook look_at_patient_calls();
+Help join_patient_call(const PatientLook& look);
 
 }  // namespace poolshim::core

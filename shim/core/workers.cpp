@@ -1,9 +1,13 @@
 // Worker threads (workers.h). A worker's life: look for a call it may join (help_one_call in
-// pool.cpp); when there is none, spin on the wake epoch for kSpinNs, then sleep on it.
+// pool.cpp); when there is none, spin on the wake epoch for kSpinNs, looking at the patient calls
+// every few pauses, then sleep on it.
 //
 // Wake protocol (no lost wake-up): a sleeper increments g_sleepers, then re-reads g_epoch and
 // sleeps only if it is unchanged; a waker bumps g_epoch, then reads g_sleepers. Both sides use
-// seq_cst, so at least one of them sees the other's write.
+// seq_cst, so at least one of them sees the other's write. A patient call moves no epoch: its
+// caller makes its ticket odd, then reads g_sleepers, and publishes loud when every worker
+// sleeps; a sleeper, after its increment, reads the patient calls' tickets and stays awake
+// while one is open that it could join.
 #include "core/workers.h"
 
 #include <errno.h>
@@ -15,6 +19,7 @@
 #include <atomic>
 
 #include "budget/budget.h"
+#include "core/busy.h"
 #include "core/cache_line.h"
 #include "core/counters.h"
 #include "core/futex.h"
@@ -64,23 +69,38 @@ long now_ns() {
   return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
-// Spins on the epoch for kSpinNs: true when it moved (a call was published).
-bool spin_for_epoch_change(uint32_t seen) {
+enum class Spun { moved, patient, idle };
+
+// Spins on the epoch for kSpinNs: moved when it changed (a call was published loud), patient when
+// a patient call is due (*look), idle when the time ran out. Every kPatientLookPauses it also
+// looks at the patient calls (pool.cpp, "Patience"), which move no epoch: their callers'
+// activity counts as activity (the deadline moves on). The worker counts as spinning until it
+// returns, also while it waits out a patient call's patience.
+constexpr unsigned kPatientLookPauses = 32;
+Spun spin(uint32_t seen, PatientLook* look) {
   long deadline = now_ns() + kSpinNs;
   POOLSHIM_COUNT_SHARED();
   g_spinners.fetch_add(1, std::memory_order_seq_cst);
-  bool moved = false;
+  Spun r = Spun::idle;
   for (unsigned i = 1;; ++i) {
     cpu_relax();
     if (g_epoch.load(std::memory_order_relaxed) != seen) {
-      moved = true;
+      r = Spun::moved;
       break;
+    }
+    if (i % kPatientLookPauses == 0) {
+      *look = look_at_patient_calls();
+      if (look->due) {
+        r = Spun::patient;
+        break;
+      }
+      if (look->active) deadline = (look->now != 0 ? look->now : now_ns()) + kSpinNs;
     }
     if ((i & 63) == 0 && now_ns() > deadline) break;
   }
   POOLSHIM_COUNT_SHARED();
   g_spinners.fetch_sub(1, std::memory_order_relaxed);
-  return moved;
+  return r;
 }
 
 void* worker_main(void*) {
@@ -113,24 +133,28 @@ void* worker_main(void*) {
       yield_next = h == Help::helped_yield;
       continue;
     }
-    if (h == Help::young) {
-      // A patient call to wait for (pool.cpp, "Patience"): this worker joins it in a moment, so
-      // it counts as spinning meanwhile and the call's caller wakes no sleeper for it. It waits
-      // on the epoch's line (the one spinners poll), then looks again.
-      POOLSHIM_COUNT_SHARED();
-      g_spinners.fetch_add(1, std::memory_order_seq_cst);
-      for (int i = 0; i < 16 && g_epoch.load(std::memory_order_relaxed) == seen; ++i) cpu_relax();
-      POOLSHIM_COUNT_SHARED();
-      g_spinners.fetch_sub(1, std::memory_order_relaxed);
-      continue;
-    }
     // Spin first (a call that follows within kSpinNs costs no system call on either side),
     // unless the budget is full or the last call asked for PTHREADPOOL_FLAG_YIELD_WORKERS.
-    if (h == Help::nothing && !yield_next && spin_for_epoch_change(seen)) continue;
+    if (h == Help::nothing && !yield_next) {
+      PatientLook look;
+      Spun r = spin(seen, &look);
+      if (r == Spun::moved) continue;
+      if (r == Spun::patient) {
+        h = join_patient_call(look);
+        yield_next = h == Help::helped_yield;
+        continue;
+      }
+    }
     yield_next = false;
+    // Counted as a sleeper first, then a look at the patient calls (both seq_cst), against a
+    // caller's "ticket, then the sleepers" (pool.cpp, publish()): either that caller sees this
+    // worker awake and publishes quietly, and then this worker sees the call open and does not
+    // sleep while it could join it, or the caller sees it asleep and publishes loud.
     POOLSHIM_COUNT_SHARED();
     g_sleepers.fetch_add(1, std::memory_order_seq_cst);
-    if (g_epoch.load(std::memory_order_seq_cst) == seen && futex_wait(&g_epoch, seen) == 0) {
+    const bool patient_open = patient_call_open() && busy::has_room();
+    if (!patient_open && g_epoch.load(std::memory_order_seq_cst) == seen &&
+        futex_wait(&g_epoch, seen) == 0) {
       t_woken = true;  // perhaps by wake_one(), perhaps by wake() or spuriously
       POOLSHIM_COUNT(kWoken, 1);
       POOLSHIM_COUNTERS_ONLY(woken = true;)
@@ -243,16 +267,16 @@ void wake(size_t n) {
   counted_wake(n < sleeping ? static_cast<int>(n) : static_cast<int>(sleeping));
 }
 
-void wake_one(long room, bool publish) {
+bool wake_one(long room, bool publish) {
   if (publish) {
     POOLSHIM_COUNT_SHARED();
     g_epoch.fetch_add(1, std::memory_order_seq_cst);
   }
-  if (g_sleepers.load(std::memory_order_seq_cst) == 0) return;
-  if (g_spinners.load(std::memory_order_seq_cst) != 0) return;  // a spinner comes instead
+  if (g_sleepers.load(std::memory_order_seq_cst) == 0) return false;
+  if (g_spinners.load(std::memory_order_seq_cst) != 0) return false;  // a spinner comes instead
   long in_flight = g_in_flight.load(std::memory_order_relaxed);
   do {
-    if (in_flight >= room) return;  // as many on their way as the budget can take
+    if (in_flight >= room) return false;  // as many on their way as the budget can take
     POOLSHIM_COUNT_SHARED();
   } while (!g_in_flight.compare_exchange_weak(in_flight, in_flight + 1, std::memory_order_acq_rel));
   POOLSHIM_COUNTERS_ONLY(counters::raise_to(counters::kMaxInFlight, in_flight + 1));
@@ -260,7 +284,13 @@ void wake_one(long room, bool publish) {
   if (counted_wake(1) <= 0) {
     POOLSHIM_COUNT_SHARED();
     g_in_flight.fetch_sub(1, std::memory_order_relaxed);
+    return false;
   }
+  return true;
+}
+
+bool awake() {
+  return g_sleepers.load(std::memory_order_seq_cst) < g_count.load(std::memory_order_acquire);
 }
 
 void settle_wake() {
@@ -273,8 +303,6 @@ void settle_wake() {
       break;
   }
 }
-
-bool woken_unsettled() { return t_woken; }
 
 const char* failure() { return g_failure.load(std::memory_order_relaxed); }
 

@@ -27,12 +27,13 @@ void wake(size_t n);
 // wake-up is in flight from the futex wake until the woken worker has tried to join
 // (settle_wake()). publish: a call was published, bump the epoch first (spinning workers see it).
 // A caller that publishes wakes one; each worker that joins wakes the next while its call has a
-// free lane and the budget room; so no more threads wake than can join.
-void wake_one(long room, bool publish);
+// free lane and the budget room; so no more threads wake than can join. True: it woke one.
+bool wake_one(long room, bool publish);
 // A worker woken by wake_one() has tried to join a call (joined or not): its wake-up is settled.
 void settle_wake();
-// This worker came back from a futex sleep and has not tried to join a call since.
-bool woken_unsettled();
+// Some worker is not asleep (seq_cst): it looks at the patient calls (pool.cpp, "Patience")
+// before it sleeps.
+bool awake();
 
 // Why workers could not be started, or nullptr.
 const char* failure();
