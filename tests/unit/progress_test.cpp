@@ -171,8 +171,9 @@ TEST(ProgressSurfaces, NativeApi) {
 // "Patience"). A patient call whose first item (the caller's) blocks until its second item has
 // run must still complete: a worker joins it late. A counting build also checks that the call
 // was published patient, trying again (more short calls first) when a worker happened to join
-// one of the short calls just before it, or was not spinning (a patient call is published
-// quietly for spinning workers only; a loaded host keeps one off its CPU at times).
+// one of the short calls just before it, or was not awake (a patient call is published quietly
+// for awake workers only; a loaded host, or the kernel queueing a woken worker behind its busy
+// caller, keeps one off any CPU at times: a 2 ms pause before the next attempt).
 TEST(ProgressSurfaces, PatientCallWhoseFirstItemBlocks) {
   struct Ctx {
     Blocker* blocker;
