@@ -89,14 +89,15 @@ Slot g_slots[kSlots];
 // out. From the kPatientAfter-th such call on, a call of that work is published patient, and
 // quietly: its slot's ticket made odd and its bit in g_patient set (and left set), no g_open, no
 // epoch bump, no wake-up. A spinning worker reads g_patient and the tickets only every few
-// pauses, so it costs the caller next to no miss, and it joins a patient call once it has seen
-// it open for kPatienceNs. A call predicted short that is not waits that much longer for its
-// first worker, once (the worker finds it still open, so its successor is not patient). Only an
-// awake worker sees a patient call: with every worker asleep the call is published loud
-// (publish()), a worker does not sleep while one is open that it could join (workers.cpp), and
-// a call whose runs stall is republished loud (watch()), so patience never holds an item back
-// for more than kPatienceNs of an awake worker's time.
-constexpr long kPatienceNs = 1000;
+// microseconds (kPatientLookNs, pool_internal.h: each look makes the caller's next write to the
+// ticket line a miss), and again kPatienceNs after a look that saw a call open for the first
+// time; it joins a call it finds open that long. A call predicted short that is not waits that
+// much longer for its first worker (up to kPatientLookNs + kPatienceNs), once (the worker finds
+// it still open, so its successor is not patient). Only an awake worker sees a patient call:
+// with every worker asleep the call is published loud (publish()), a worker does not sleep
+// while one is open that it could join (workers.cpp), and a call whose runs stall is
+// republished loud (watch()), so patience never holds an item back for more than about
+// kPatientLookNs + kPatienceNs (5 us) of an awake worker's time.
 constexpr unsigned kPatientAfter = 2;
 // A call counts as short only when it also took fewer than this many time-stamp ticks (5-20 us
 // at 1-4 GHz), timed while the prediction is being made. On a CPU without a cheap counter the
@@ -125,7 +126,7 @@ OnLine<uint64_t> g_owned{0};
 OnLine<uint64_t> g_open{0};
 // Bit i set: slot i's calls are published patient (quietly, above), and its ticket says whether
 // one is open. Set by the slot's first patient call and left set (cleared by its next loud one),
-// so that a run of patient calls writes it once; read by spinning workers every few pauses
+// so that a run of patient calls writes it once; read by spinning workers every few microseconds
 // (look_at_patient_calls()) and by a worker about to sleep (patient_call_open()).
 OnLine<uint64_t> g_patient{0};
 // Lanes that workers gave back to the budget (Job::free_lanes) in calls still open, summed over
@@ -893,8 +894,9 @@ bool patient_call_open() {
   return false;
 }
 
-PatientLook look_at_patient_calls() {
+PatientLook look_at_patient_calls(long now_clock) {
   PatientLook look;
+  const uint32_t now = static_cast<uint32_t>(now_clock);
   uint32_t sum = 0;
   for (uint64_t m = g_patient.load(std::memory_order_acquire); m != 0; m &= m - 1) {
     const size_t s = static_cast<size_t>(__builtin_ctzll(m));
@@ -904,13 +906,12 @@ PatientLook look_at_patient_calls() {
     const uint32_t ticket = g_slots[s].ticket.load(std::memory_order_acquire);
     sum += ticket;
     if (!untried(s, ticket)) continue;  // no call open in the slot, or tried already
-    if (look.now == 0) look.now = now_ns();
     look.active = true;
-    const uint32_t now = static_cast<uint32_t>(look.now);
     if (t_patient_ticket[s] != ticket) {
       t_patient_ticket[s] = ticket;
       t_patient_since[s] = now;
       t_patient_tried &= ~(uint64_t{1} << s);
+      look.fresh = true;
     } else if (now - t_patient_since[s] >= static_cast<uint32_t>(kPatienceNs)) {
       look.due = true;
       look.slot = s;

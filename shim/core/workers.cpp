@@ -1,6 +1,6 @@
 // Worker threads (workers.h). A worker's life: look for a call it may join (help_one_call in
 // pool.cpp); when there is none, spin on the wake epoch for kSpinNs, looking at the patient calls
-// every few pauses, then sleep on it.
+// every few microseconds, then sleep on it.
 //
 // Wake protocol (no lost wake-up): a sleeper increments g_sleepers, then re-reads g_epoch and
 // sleeps only if it is unchanged; a waker bumps g_epoch, then reads g_sleepers. Both sides use
@@ -71,14 +71,24 @@ long now_ns() {
 
 enum class Spun { moved, patient, idle };
 
+// Pauses between two clock reads of a spinning worker (its deadline, its next look at the
+// patient calls): 0.2-2 us at 10-140 ns a pause.
+constexpr unsigned kClockPauses = 16;
+
 // Spins on the epoch for kSpinNs: moved when it changed (a call was published loud), patient when
-// a patient call is due (*look), idle when the time ran out. Every kPatientLookPauses it also
-// looks at the patient calls (pool.cpp, "Patience"), which move no epoch: their callers'
-// activity counts as activity (the deadline moves on). The worker counts as spinning until it
-// returns, also while it waits out a patient call's patience.
-constexpr unsigned kPatientLookPauses = 32;
+// a patient call is due (*look), idle when the time ran out. It also looks at the patient calls
+// (pool.cpp, "Patience"), which move no epoch: their callers' activity counts as activity (the
+// deadline moves on). It looks every kPatientLookNs, and kPatienceNs after a look that saw a call
+// open for the first time, to find it still open; not more often: each look reads the ticket
+// line of every patient slot, which its caller writes twice a call, so the caller's next write
+// to it is a miss (docs/bench.md, "How often a worker looks"). A confirming look that finds
+// another call (the first one ended) waits the full kPatientLookNs for the next: a stream of
+// short calls is looked at twice in 5 us, not once a microsecond. The worker counts as spinning
+// until it returns, also while it waits out a patient call's patience.
 Spun spin(uint32_t seen, PatientLook* look) {
   long deadline = now_ns() + kSpinNs;
+  long next_look = 0;       // the first clock read looks at once
+  bool confirming = false;  // the next look confirms a call seen open for the first time
   POOLSHIM_COUNT_SHARED();
   g_spinners.fetch_add(1, std::memory_order_seq_cst);
   Spun r = Spun::idle;
@@ -88,15 +98,19 @@ Spun spin(uint32_t seen, PatientLook* look) {
       r = Spun::moved;
       break;
     }
-    if (i % kPatientLookPauses == 0) {
-      *look = look_at_patient_calls();
+    if (i % kClockPauses != 0) continue;
+    const long now = now_ns();
+    if (now >= next_look) {
+      *look = look_at_patient_calls(now);
       if (look->due) {
         r = Spun::patient;
         break;
       }
-      if (look->active) deadline = (look->now != 0 ? look->now : now_ns()) + kSpinNs;
+      confirming = look->fresh && !confirming;
+      next_look = now + (confirming ? kPatienceNs : kPatientLookNs);
+      if (look->active) deadline = now + kSpinNs;
     }
-    if ((i & 63) == 0 && now_ns() > deadline) break;
+    if (now > deadline) break;
   }
   POOLSHIM_COUNT_SHARED();
   g_spinners.fetch_sub(1, std::memory_order_relaxed);
