@@ -10,29 +10,27 @@
 #include "core/futex.h"
 
 namespace poolshim::core {
-namespace {
 
-enum : int { kUnknown = 0, kReady = 1, kUnavailable = 2 };
 // Written by the first thread that asks (a benign race: every asker computes the same answer),
 // reset in a forked child. Relaxed: the syscall's own effect is what matters, not this flag.
-std::atomic<int> g_barrier{kUnknown};
+std::atomic<int> g_barrier{kBarrierUnknown};
+
+namespace {
 
 long membarrier(int cmd) { return syscall(__NR_membarrier, cmd, 0, 0); }
 
 }  // namespace
 
-bool heavy_barrier_ready() {
-  int state = g_barrier.load(std::memory_order_relaxed);
-  if (__builtin_expect(state != kUnknown, 1)) return state == kReady;
+bool decide_heavy_barrier() {
   // QUERY first: registering a command the kernel does not list would fail anyway.
   long cmds = membarrier(MEMBARRIER_CMD_QUERY);
   bool ok = cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0 &&
             membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
-  g_barrier.store(ok ? kReady : kUnavailable, std::memory_order_relaxed);
+  g_barrier.store(ok ? kBarrierReady : kBarrierUnavailable, std::memory_order_relaxed);
   return ok;
 }
 
-void heavy_barrier_atfork_child() { g_barrier.store(kUnknown, std::memory_order_relaxed); }
+void heavy_barrier_atfork_child() { g_barrier.store(kBarrierUnknown, std::memory_order_relaxed); }
 
 size_t Run::settle(size_t first) {
   for (;;) {

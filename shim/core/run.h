@@ -27,9 +27,17 @@
 
 namespace poolshim::core {
 
-// Registers the process for the expedited barrier, once (idempotent, cheap after the first
-// call). Returns true when owners need no fence of their own: open their runs with fence false.
-bool heavy_barrier_ready();
+// Registers the process for the expedited barrier, once (decide_heavy_barrier(); every call asks
+// after that, inline). Returns true when owners need no fence of their own: open their runs with
+// fence false.
+enum : int { kBarrierUnknown = 0, kBarrierReady = 1, kBarrierUnavailable = 2 };
+extern std::atomic<int> g_barrier;
+bool decide_heavy_barrier();
+inline bool heavy_barrier_ready() {
+  const int state = g_barrier.load(std::memory_order_relaxed);
+  if (__builtin_expect(state != kBarrierUnknown, 1)) return state == kBarrierReady;
+  return decide_heavy_barrier();
+}
 // A forked child must register anew (the parent's registration is not its own to rely on).
 void heavy_barrier_atfork_child();
 

@@ -29,6 +29,11 @@
 #include "diag/log.h"
 
 namespace poolshim::core::workers {
+
+// Workers alive. Incremented under g_spawn_mutex (release), decremented by a worker that a task
+// ended (worker_main), read lock-free (acquire): count(), ensure() (workers.h).
+std::atomic<size_t> g_count{0};
+
 namespace {
 
 // Bumped (seq_cst) by every wake(); workers sleep on it. Written by callers, read by workers.
@@ -46,9 +51,6 @@ std::atomic<size_t> g_starting{0};
 OnLine<long> g_in_flight{0};
 // This worker came back from a futex sleep and has not settled its wake-up yet.
 POOLSHIM_FAST_TLS thread_local bool t_woken = false;
-// Workers alive. Incremented under g_spawn_mutex (release), decremented by a worker that a task
-// ended (worker_main), read lock-free (acquire).
-std::atomic<size_t> g_count{0};
 // Serializes spawning; try-locked, so a caller never waits for another caller's spawn.
 pthread_mutex_t g_spawn_mutex = PTHREAD_MUTEX_INITIALIZER;
 // Why the last spawn failed with no worker at all (static string), or nullptr. Under the mutex.
@@ -181,11 +183,9 @@ void* worker_main(void*) {
 
 }  // namespace
 
-size_t count() { return g_count.load(std::memory_order_acquire); }
-
 size_t starting() { return g_starting.load(std::memory_order_relaxed); }
 
-size_t ensure(size_t n) {
+size_t spawn(size_t n) {
   size_t have = g_count.load(std::memory_order_acquire);
   if (have >= n) return have;
   // After a failure that left no worker at all the pool stays serial (reported once); trying

@@ -3,16 +3,26 @@
 // wake epoch, then sleeps on it (futex); a caller that publishes a call bumps the epoch and wakes
 // as many sleepers as its call can use.
 #pragma once
+#include <atomic>
 #include <cstddef>
 
 namespace poolshim::core::workers {
 
-// Makes sure at least n workers exist (n <= budget - 1). Never waits for another thread: if a
-// spawn is already under way elsewhere, returns what exists. Returns the number of workers.
-size_t ensure(size_t n);
+// Workers alive (workers.cpp says who writes it). Declared here for the two inline reads below,
+// which every call makes.
+extern std::atomic<size_t> g_count;
 
 // Workers that exist now.
-size_t count();
+inline size_t count() { return g_count.load(std::memory_order_acquire); }
+
+// Makes sure at least n workers exist (n <= budget - 1). Never waits for another thread: if a
+// spawn is already under way elsewhere, returns what exists. Returns the number of workers. The
+// check is inline; spawn() is the rest (it checks again).
+size_t spawn(size_t n);
+inline size_t ensure(size_t n) {
+  const size_t have = count();
+  return have >= n ? have : spawn(n);
+}
 
 // Workers started and not yet in their loop (a new thread's first run can take a while under
 // load): a gang waits for them before it starts threads beyond the budget (team.cpp).

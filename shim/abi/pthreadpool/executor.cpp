@@ -30,9 +30,10 @@
 #include "diag/log.h"
 
 namespace poolshim::abi::ptp {
-namespace {
 
-POOLSHIM_FAST_TLS thread_local unsigned t_executor_depth = 0;
+POOLSHIM_FAST_TLS thread_local unsigned t_executor_depth = 0;  // run.h
+
+namespace {
 
 struct DepthScope {
   DepthScope() { ++t_executor_depth; }
@@ -127,8 +128,6 @@ void scheduled_entry(void* p) {
 }
 
 }  // namespace
-
-bool in_executor_task() { return t_executor_depth > 0; }
 
 size_t executor_width(Handle* h) {
   size_t n = h->threads.load(std::memory_order_relaxed);

@@ -16,6 +16,12 @@
 #include "config/options.h"
 
 namespace poolshim::abi::ptp::passthrough {
+
+// 0 = not decided yet, 1 = the shim serves the API, 2 = passthrough. Written once (the value is
+// a pure function of the environment, so racing first calls store the same thing). Read inline
+// by active() (passthrough.h).
+std::atomic<int> g_mode{0};
+
 namespace {
 
 constexpr const char* kSoname = "libpthreadpool.so.0";
@@ -32,10 +38,6 @@ static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Fn::coun
 void* g_symbols[static_cast<size_t>(Fn::count)];
 bool g_loaded = false;  // written once under g_once
 pthread_once_t g_once = PTHREAD_ONCE_INIT;
-
-// 0 = not decided yet, 1 = the shim serves the API, 2 = passthrough. Written once (the value is
-// a pure function of the environment, so racing first calls store the same thing).
-std::atomic<int> g_mode{0};
 
 void load() {
   // Privately, refusing any symbol that resolves into the shim itself (a forwarded call would
@@ -68,7 +70,7 @@ void passthrough_atfork_prepare() { pthread_mutex_lock(&g_noted_mutex); }
 void passthrough_atfork_parent() { pthread_mutex_unlock(&g_noted_mutex); }
 void passthrough_atfork_child() { pthread_mutex_unlock(&g_noted_mutex); }
 
-bool active() {
+bool decide_active() {
   int mode = g_mode.load(std::memory_order_acquire);
   if (mode == 0) {
     bool disabled = (config::options().disabled & config::kSurfacePthreadpool) != 0;

@@ -5,6 +5,8 @@
 // definition of a function is `library_fn`, and LibraryFn<f> is that definition's type.
 #pragma once
 
+#include <atomic>
+
 #include "abi/pthreadpool/api.h"
 
 namespace poolshim::abi::ptp::passthrough {
@@ -47,8 +49,15 @@ struct LibraryFn;
 POOLSHIM_PTP_LIBRARY_FUNCTIONS(POOLSHIM_PTP_TYPE)
 #undef POOLSHIM_PTP_TYPE
 
-// True when the pthreadpool surface is disabled (read once from config::options()).
-bool active();
+// True when the pthreadpool surface is disabled (read once from config::options(), by
+// decide_active(); inline after that: every pthreadpool call asks).
+extern std::atomic<int> g_mode;
+bool decide_active();
+inline bool active() {
+  const int mode = g_mode.load(std::memory_order_acquire);
+  if (__builtin_expect(mode != 0, 1)) return mode == 2;
+  return decide_active();
+}
 
 // Debian's definition of f, or nullptr when the library or the symbol is missing.
 void* symbol(Fn f);

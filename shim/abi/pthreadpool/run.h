@@ -10,6 +10,7 @@
 #include "base/fp_mode.h"
 #include "core/pool.h"
 #include "core/size.h"
+#include "core/tls.h"
 
 namespace poolshim::abi::ptp {
 
@@ -28,13 +29,25 @@ size_t peek_width(const Target& t);
 // work: the host's task (core::work_of(), core/pool.h).
 void run_ranges_dispatch(const Target& t, size_t range, core::RangeFn fn, void* ctx, uint32_t flags,
                          core::Work work);
+// Items of an executor call the calling thread is running (executor.cpp): > 0, nested calls go
+// inline. Read by the inline fast path below on every call, so declared here.
+extern POOLSHIM_FAST_TLS thread_local unsigned t_executor_depth;
+// True while the calling thread runs an item of an executor call (nested calls go inline).
+inline bool in_executor_task() { return t_executor_depth > 0; }
+
 inline void run_ranges(const Target& t, size_t range, core::RangeFn fn, void* ctx, uint32_t flags,
                        core::Work work) {
-  // The serial path without a floating-point mode to set: one run, no call in between.
-  if (t.kind == Kind::serial && (flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS) == 0) {
-    core::Run run(0, range);
-    if (range != 0) fn(ctx, 0, 0, run);
-    return;
+  // The two common paths without a floating-point mode to set go without a call in between:
+  // the serial one is one run, and the shared pool's is the core's (which returns at once for an
+  // empty range and runs a nested call inline by itself). The rest: run_ranges_dispatch().
+  if ((flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS) == 0) {
+    if (t.kind == Kind::serial) {
+      core::Run run(0, range);
+      if (range != 0) fn(ctx, 0, 0, run);
+      return;
+    }
+    if (t.kind == Kind::shared && !in_executor_task())
+      return core::run_ranges(range, fn, ctx, t.threads, flags, work);
   }
   run_ranges_dispatch(t, range, fn, ctx, flags, work);
 }
@@ -42,8 +55,6 @@ inline void run_ranges(const Target& t, size_t range, core::RangeFn fn, void* ct
 // The executor path (pthreadpool_executor.cpp): called by run_ranges() for Kind::executor.
 void run_on_executor(Handle* h, size_t range, core::RangeFn fn, void* ctx, uint32_t flags);
 size_t executor_width(Handle* h);
-// True while the calling thread runs an item of an executor call (nested calls go inline).
-bool in_executor_task();
 
 // Flushes denormals to zero while alive when flags asks for it
 // (PTHREADPOOL_FLAG_DISABLE_DENORMALS), the caller's floating-point mode restored after
