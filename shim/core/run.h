@@ -31,7 +31,7 @@ namespace poolshim::core {
 // after that, inline). Returns true when owners need no fence of their own: open their runs with
 // fence false.
 enum : int { kBarrierUnknown = 0, kBarrierReady = 1, kBarrierUnavailable = 2 };
-extern std::atomic<int> g_barrier;
+__attribute__((visibility("hidden"))) extern std::atomic<int> g_barrier;
 bool decide_heavy_barrier();
 inline bool heavy_barrier_ready() {
   const int state = g_barrier.load(std::memory_order_relaxed);

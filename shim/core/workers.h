@@ -10,7 +10,7 @@ namespace poolshim::core::workers {
 
 // Workers alive (workers.cpp says who writes it). Declared here for the two inline reads below,
 // which every call makes.
-extern std::atomic<size_t> g_count;
+__attribute__((visibility("hidden"))) extern std::atomic<size_t> g_count;
 
 // Workers that exist now.
 inline size_t count() { return g_count.load(std::memory_order_acquire); }

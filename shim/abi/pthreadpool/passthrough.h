@@ -51,7 +51,7 @@ POOLSHIM_PTP_LIBRARY_FUNCTIONS(POOLSHIM_PTP_TYPE)
 
 // True when the pthreadpool surface is disabled (read once from config::options(), by
 // decide_active(); inline after that: every pthreadpool call asks).
-extern std::atomic<int> g_mode;
+__attribute__((visibility("hidden"))) extern std::atomic<int> g_mode;
 bool decide_active();
 inline bool active() {
   const int mode = g_mode.load(std::memory_order_acquire);

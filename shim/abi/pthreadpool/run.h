@@ -31,7 +31,8 @@ void run_ranges_dispatch(const Target& t, size_t range, core::RangeFn fn, void* 
                          core::Work work);
 // Items of an executor call the calling thread is running (executor.cpp): > 0, nested calls go
 // inline. Read by the inline fast path below on every call, so declared here.
-extern POOLSHIM_FAST_TLS thread_local unsigned t_executor_depth;
+extern POOLSHIM_FAST_TLS thread_local unsigned t_executor_depth
+    __attribute__((visibility("hidden")));
 // True while the calling thread runs an item of an executor call (nested calls go inline).
 inline bool in_executor_task() { return t_executor_depth > 0; }
 
