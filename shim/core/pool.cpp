@@ -30,6 +30,7 @@
 #include "core/futex.h"
 #include "core/job.h"
 #include "core/pool_internal.h"
+#include "core/prediction.h"
 #include "core/size.h"
 #include "core/team.h"
 #include "core/tls.h"
@@ -97,12 +98,9 @@ Slot g_slots[kSlots];
 // with every worker asleep the call is published loud (publish()), a worker does not sleep
 // while one is open that it could join (workers.cpp), and a call whose runs stall is
 // republished loud (watch()), so patience never holds an item back for more than about
-// kPatientLookNs + kPatienceNs (5 us) of an awake worker's time.
-constexpr unsigned kPatientAfter = 2;
-// A call counts as short only when it also took fewer than this many time-stamp ticks (5-20 us
-// at 1-4 GHz), timed while the prediction is being made. On a CPU without a cheap counter the
-// clock is read instead (ticks are then nanoseconds).
-constexpr uint64_t kShortTicks = 20000;
+// kPatientLookNs + kPatienceNs (5 us) of an awake worker's time. A work whose short calls are
+// joined every time is tried patient now and then, and kept patient when its caller alone was
+// faster (joins that do not pay). The bookkeeping is prediction.h's.
 long now_ns();
 inline uint64_t ticks() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -112,12 +110,6 @@ inline uint64_t ticks() {
 #endif
 }
 
-struct Prediction {  // the slot's last call, as its owner saw it
-  RangeFn fn = nullptr;
-  Work work = 0;
-  size_t range = 0, lanes = 0;
-  unsigned alone = 0;  // calls of this work in a row that were short (above; saturates)
-};
 Prediction g_prediction[kSlots];  // the owner's: written and read by whoever owns the slot
 // Bit i set: slot i is owned by a caller. Callers set/clear their own bit (acq_rel CAS).
 OnLine<uint64_t> g_owned{0};
@@ -773,13 +765,14 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   POOLSHIM_COUNT(kCalls, 1);
   Prediction& last = g_prediction[s];
   if (last.fn != fn || last.work != work || last.range != range || last.lanes != lanes)
-    last.alone = 0;
-  publish(job, last.alone >= kPatientAfter);
+    last = Prediction{fn, work, range, lanes};
+  const bool probe = last.probing;
+  publish(job, last.patient());
   const size_t ran_before = t_ran;
   // Timed only while the prediction is being made: once a call is published patient, a worker
   // that waits it out finds a long one still open (job.outlived_patience), without a clock on
-  // the caller's path.
-  const bool timed = last.alone < kPatientAfter;
+  // the caller's path. A probe is timed.
+  const bool timed = last.timed();
   const uint64_t started_at = timed ? ticks() : 0;
 
   try {
@@ -792,20 +785,9 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   }
   detach(job);
   forget_given_back(job);
-  last.fn = fn;
-  last.work = work;
-  last.range = range;
-  last.lanes = lanes;
-  // Short (patience, above): run on its caller alone, with no sleeper woken for it, in fewer than
-  // kShortTicks when timed (a call of long items runs alone while its worker wakes up, or while
-  // the kernel keeps it off a CPU: that says nothing of the next one), and no worker found it
-  // still open when its patience ran out.
-  if (t_ran - ran_before != range || job.woke ||
-      job.outlived_patience.load(std::memory_order_relaxed) ||
-      (timed && ticks() - started_at >= kShortTicks))
-    last.alone = 0;
-  else if (last.alone < kPatientAfter)
-    ++last.alone;
+  const uint64_t elapsed = timed ? ticks() - started_at : 0;
+  learn(last, t_ran - ran_before == range,
+        !job.woke && !job.outlived_patience.load(std::memory_order_relaxed), probe, timed, elapsed);
   POOLSHIM_COUNTERS_ONLY(compare_history(job, range));
   if (job.has_error.load(std::memory_order_acquire)) std::rethrow_exception(job.error);
 }
