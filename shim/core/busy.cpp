@@ -55,6 +55,8 @@ void caller_leave() {
   g_local.fetch_sub(1, std::memory_order_relaxed);
 }
 
+void prefetch_count() { __builtin_prefetch(&g_local, 1); }
+
 bool worker_try_enter() {
   if (mode() == kGroup) return budget::group::worker_try_enter(budget::group::self(), limit());
   long cur = g_local.load(std::memory_order_relaxed);

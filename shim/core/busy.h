@@ -14,6 +14,8 @@ void caller_leave();
 
 // A worker wants to run pool work: true (and counted) when fewer threads than the budget are
 // busy. Lock-free.
+// A worker about to join: starts fetching the busy count's line (worker_try_enter() follows).
+void prefetch_count();
 bool worker_try_enter();
 void worker_leave();
 
