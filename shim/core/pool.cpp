@@ -343,6 +343,23 @@ constexpr long kLookNs = 2 * 1000;
 void withdraw(Job& job);
 void republish(Job& job);
 
+// Participant me takes the unstarted items of lane `from`'s run (all of them, or the upper half)
+// and runs them as its own run; adds what it ran to the done count. False: nothing taken.
+bool steal_into(Job& job, size_t me, size_t from, bool half, size_t* mine) {
+  size_t b, e;
+  POOLSHIM_COUNT_SHARED();
+  job.steals.fetch_add(1, std::memory_order_acq_rel);  // odd: items between runs
+  const bool got = job.lane[from].run.steal(job.fence, &b, &e, half);
+  if (got) job.lane[me].run.open(b, e, job.fence);  // inside the odd window: thieves wait
+  POOLSHIM_COUNT_SHARED();
+  job.steals.fetch_add(1, std::memory_order_acq_rel);
+  if (got) {
+    *mine += run_opened(job, me, b);
+    add_done(job, mine);
+  }
+  return got;
+}
+
 // The caller, after withdraw(): no worker can join any more, and every worker that did has left
 // (its slot reference is gone: seq_cst, after its last item). Nothing was left to claim when the
 // call was withdrawn and the caller's own runs are closed, so every item has run, unless a
@@ -380,6 +397,11 @@ Share watch(Job& job, size_t me, bool worker, size_t mine) {
   add_done(job, &mine);
   size_t tracked = kNone, tracked_started = 0;  // the run being watched, and its progress
   long since = 0, next_look = 0, quiet_until = 0;
+  // A worker in a patient call (one_run()): every item is in the caller's run, so it looks at
+  // once and takes half of what the caller has not started, without waiting for a stall: the call
+  // was predicted short and is not (or the caller's item blocks), and its patience was the wait.
+  const bool eager = worker && job.one_run;
+  if (eager) quiet_until = 1;
   unsigned pause = 4;
   // A scan found no lane with an item to claim: as good as all_claimed() (lengths only go
   // down), also before every owner has counted its lane drained. The caller knows it already.
@@ -427,6 +449,11 @@ Share watch(Job& job, size_t me, bool worker, size_t mine) {
       next_look = now + kLookNs;
       if (sc.unstarted == kNone) {
         if (quiet) return Share::done;  // open runs, but every item in them has started
+      } else if (eager) {
+        if (steal_into(job, me, sc.unstarted, true, &mine)) {
+          next_look = 0;
+          continue;
+        }
       } else if (sc.unstarted != tracked ||
                  job.lane[sc.unstarted].run.started() != tracked_started) {
         tracked = sc.unstarted;  // a new run to watch, or it moved on: start the clock again
@@ -437,18 +464,8 @@ Share watch(Job& job, size_t me, bool worker, size_t mine) {
         // offered to joiners again, so that a worker can come and take the items nobody has
         // started, also from the run the caller is about to steal (if it blocks in turn).
         if (!worker) republish(job);
-        size_t b, e;
-        POOLSHIM_COUNT_SHARED();
-        job.steals.fetch_add(1, std::memory_order_acq_rel);  // odd: items between runs
-        bool got = job.lane[tracked].run.steal(job.fence, &b, &e);
-        if (got) job.lane[me].run.open(b, e, job.fence);  // inside the odd window: thieves wait
-        POOLSHIM_COUNT_SHARED();
-        job.steals.fetch_add(1, std::memory_order_acq_rel);
+        steal_into(job, me, tracked, false, &mine);
         tracked = kNone;
-        if (got) {
-          mine += run_opened(job, me, b);
-          add_done(job, &mine);
-        }
         next_look = 0;
         continue;
       }
@@ -471,6 +488,12 @@ Share participate(Job& job, size_t me, bool worker) {
   TaskScope scope;
   size_t begin, got, mine = 0;
   Lane& own = job.lane[me];
+  // The caller of a patient call: every item in one run (one_run()); a worker that joins takes
+  // half of what it has not started (watch()).
+  if (!worker && job.one_run) {
+    mine = execute(job, me, job.offset, job.offset + job.range);
+    return watch(job, me, worker, mine);
+  }
   // The cascade (workers.h, wake_one): a worker whose first claim left items in its own lane (the
   // call is young: nobody has stolen its lane dry) wakes the next sleeper while the call has a
   // free lane and the budget room. A worker that arrives late wakes nobody: the next one would
@@ -734,6 +757,20 @@ struct CallerScope {  // busy accounting of a top-level caller, also across an u
   }
 };
 
+// A patient call's lanes before it is published (patience, above; docs/scheduler.md, "One run for
+// a patient call"): its caller runs every item as one run, without a claim, a steal or a drained
+// count (each a locked RMW: 8 ns apiece on some hosts, the most of a patient call's cost). Every
+// lane is left empty and counted drained, so that a worker that joins (its patience ran out, or it
+// was woken because every worker slept) finds nothing to claim and no lane to scan, and takes the
+// unstarted half of the caller's run at once instead (watch()). The lanes are as constructed
+// (no item, split() is not called); plain stores: no worker can see the job before publish()
+// stores it (release).
+void one_run(Job& job) {
+  for (size_t i = 0; i < job.lanes; ++i) job.lane[i].drained_told = true;
+  job.drained.store(job.lanes, std::memory_order_relaxed);
+  job.one_run = true;
+}
+
 void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flags, size_t offset,
                 Work work) {
   size_t s = acquire_slot();
@@ -767,7 +804,6 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   for (size_t i = 0; i < lanes; ++i) new (&job.lane[i]) Lane;  // trivially destructible
   job.lane[0].taken.store(1, std::memory_order_relaxed);       // the caller's
   POOLSHIM_COUNTERS_ONLY(record_lane(job, 0));
-  split(job, range);
   job.fence = !heavy_barrier_ready();
 
   POOLSHIM_COUNT(kCalls, 1);
@@ -775,7 +811,12 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   if (last.fn != fn || last.work != work || last.range != range || last.lanes != lanes)
     last = Prediction{fn, work, range, lanes};
   const bool probe = last.probing;
-  publish(job, last.patient());
+  const bool patient = last.patient();
+  if (patient)
+    one_run(job);
+  else
+    split(job, range);
+  publish(job, patient);
   const size_t ran_before = t_ran;
   // Timed only while the prediction is being made: once a call is published patient, a worker
   // that waits it out finds a long one still open (job.outlived_patience), without a clock on

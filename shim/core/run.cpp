@@ -49,12 +49,13 @@ size_t Run::settle(size_t first) {
   }
 }
 
-bool Run::steal(bool fence, size_t* begin, size_t* end) {
+bool Run::steal(bool fence, size_t* begin, size_t* end, bool half) {
   POOLSHIM_COUNT_LANE();
   if (thief_.exchange(1, std::memory_order_acq_rel) != 0) return false;  // another thief
   bool got = false;
   size_t e = end_.load(std::memory_order_acquire);
   size_t proposal = next_.load(std::memory_order_relaxed);
+  if (half && proposal < e) proposal += (e - proposal) / 2;
   if (e != 0 && proposal < e && (POOLSHIM_COUNT_LANE(), true) &&
       end_.compare_exchange_strong(e, 0, std::memory_order_seq_cst, std::memory_order_relaxed)) {
     // Pending. After the barrier every take() load sees 0 (the owner waits in settle) or came

@@ -111,8 +111,9 @@ class Run {
 
   // Takes every item of this run that its owner has not started; *begin/*end get them (the
   // thief then opens them as a run of its own). False: nothing taken. fence: the call's owners
-  // fence each take() (the same value they were opened with), so a fence here suffices.
-  bool steal(bool fence, size_t* begin, size_t* end);
+  // fence each take() (the same value they were opened with), so a fence here suffices. half:
+  // take only the upper half of the unstarted items (rounded up), leaving the owner the rest.
+  bool steal(bool fence, size_t* begin, size_t* end, bool half = false);
 
  private:
   void order() const {
