@@ -757,18 +757,19 @@ struct CallerScope {  // busy accounting of a top-level caller, also across an u
   }
 };
 
-// A patient call's lanes before it is published (patience, above; docs/scheduler.md, "One run for
-// a patient call"): its caller runs every item as one run, without a claim, a steal or a drained
-// count (each a locked RMW: 8 ns apiece on some hosts, the most of a patient call's cost). Every
-// lane is left empty and counted drained, so that a worker that joins (its patience ran out, or it
-// was woken because every worker slept) finds nothing to claim and no lane to scan, and takes the
-// unstarted half of the caller's run at once instead (watch()). The lanes are as constructed
-// (no item, split() is not called); plain stores: no worker can see the job before publish()
-// stores it (release).
+// A short patient call's lanes before it is published (patience, above; docs/scheduler.md, "One
+// run for a patient call"; prediction.h, kOneRunTicks): its caller runs every item as one run,
+// without a claim, a steal or a drained count (each a locked RMW: 8 ns apiece on some hosts, the
+// most of a patient call's cost). Every lane is left empty and counted drained, so that a worker
+// that joins (its patience ran out, or it was woken because every worker slept) finds nothing to
+// claim and no lane to scan, and takes the unstarted half of the caller's run at once instead
+// (watch()). The lanes are as constructed (no item, split() is not called); plain stores: no worker
+// can see the job before publish() stores it (release).
 void one_run(Job& job) {
   for (size_t i = 0; i < job.lanes; ++i) job.lane[i].drained_told = true;
   job.drained.store(job.lanes, std::memory_order_relaxed);
   job.one_run = true;
+  POOLSHIM_COUNT(kOneRunCalls, 1);
 }
 
 void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flags, size_t offset,
@@ -811,12 +812,11 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   if (last.fn != fn || last.work != work || last.range != range || last.lanes != lanes)
     last = Prediction{fn, work, range, lanes};
   const bool probe = last.probing;
-  const bool patient = last.patient();
-  if (patient)
+  if (last.one_run())
     one_run(job);
   else
     split(job, range);
-  publish(job, patient);
+  publish(job, last.patient());
   const size_t ran_before = t_ran;
   // Timed only while the prediction is being made: once a call is published patient, a worker
   // that waits it out finds a long one still open (job.outlived_patience), without a clock on

@@ -50,7 +50,7 @@ endforeach()
 # joins it late, and the call completes (patience_host).
 poolshim_scheduler_test(patient_call_blocked_first_item POOLSHIM_NUM_THREADS=2
   $<TARGET_FILE:patience_host>)
-# A patient call that turns out long (256 items of 2 us): the worker that joins it takes half
+# A patient call that turns out long (64 items of 2 us): the worker that joins it takes half
 # of what its caller has not started at once, though the caller's run never stalls
 # (patience_host long).
 poolshim_scheduler_test(patient_call_turned_long_is_shared POOLSHIM_NUM_THREADS=2

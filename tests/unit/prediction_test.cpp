@@ -111,4 +111,33 @@ TEST(Prediction, CallsThatRanAloneDoNotEndARunOfJoinedOnes) {
   EXPECT_LE(calls, 2 * core::kProbeAfter);
 }
 
+TEST(Prediction, OnlyCallsShorterThanAWorkersPatienceRunAsOneRun) {
+  // Made patient by calls that ran alone: one run when the slowest of them was short.
+  core::Prediction fast, slow;
+  for (unsigned i = 0; i < core::kPatientAfter; ++i) {
+    core::learn(fast, true, true, false, true, core::kOneRunTicks / 2);
+    core::learn(slow, true, true, false, true, i == 0 ? core::kOneRunTicks : kFast);
+  }
+  EXPECT_TRUE(fast.patient());
+  EXPECT_TRUE(fast.one_run());
+  EXPECT_TRUE(slow.patient());
+  EXPECT_FALSE(slow.one_run());  // a worker may find it open: it keeps its lanes
+  // Made patient by a probe: the probe runs as one run after short joined calls only, and the
+  // work then runs as one run when the probe itself was short.
+  core::Prediction p;
+  joined_until_probe(p, kFast);
+  EXPECT_TRUE(p.one_run());
+  core::learn(p, true, true, true, true, kFast / 2);
+  EXPECT_TRUE(p.patient());
+  EXPECT_TRUE(p.one_run());
+  core::Prediction q;
+  joined_until_probe(q, core::kOneRunTicks);
+  EXPECT_TRUE(q.patient());
+  EXPECT_FALSE(q.one_run());
+  // A loud call after all: nothing runs as one run.
+  core::learn(q, false, true, true, true, core::kOneRunTicks * 2);
+  EXPECT_FALSE(q.patient());
+  EXPECT_FALSE(q.one_run());
+}
+
 }  // namespace
