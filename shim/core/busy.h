@@ -12,10 +12,11 @@ namespace poolshim::core::busy {
 void caller_enter();
 void caller_leave();
 
-// A worker wants to run pool work: true (and counted) when fewer threads than the budget are
-// busy. Lock-free.
 // A worker about to join: starts fetching the busy count's line (worker_try_enter() follows).
 void prefetch_count();
+
+// A worker wants to run pool work: true (and counted) when fewer threads than the budget are
+// busy. Lock-free.
 bool worker_try_enter();
 void worker_leave();
 

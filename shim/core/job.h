@@ -63,9 +63,9 @@ struct Job {
   bool withdrawn = false;
   // The caller's: published patient, in g_patient instead of g_open (pool.cpp, "Patience").
   bool quiet = false;
-  // A patient call (pool.cpp, "Patience"): the caller runs every item as one run, with no claim,
-  // and a worker that joins it (its patience ran out, or it was woken) takes the unstarted half
-  // of that run at once instead of waiting for a stall. Set before the call is published.
+  // A short patient call (pool.cpp, one_run()): the caller runs every item as one run, with no
+  // claim, and a worker that joins it (its patience ran out, or it was woken) takes the unstarted
+  // half of that run at once instead of waiting for a stall. Set before the call is published.
   bool one_run = false;
   uint32_t ticket = 0;  // the caller's: the slot's ticket while the call is published (odd)
   // The caller's: its publish woke a sleeping worker (the call then says nothing of patience).
