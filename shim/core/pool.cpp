@@ -401,7 +401,7 @@ Share watch(Job& job, size_t me, bool worker, size_t mine) {
   // once and takes half of what the caller has not started, without waiting for a stall: the call
   // was predicted short and is not (or the caller's item blocks), and its patience was the wait.
   const bool eager = worker && job.one_run;
-  if (eager) quiet_until = 1;
+  if (eager) quiet_until = 1;  // no quiet period: its first look is now
   unsigned pause = 4;
   // A scan found no lane with an item to claim: as good as all_claimed() (lengths only go
   // down), also before every owner has counted its lane drained. The caller knows it already.
@@ -811,7 +811,7 @@ void run_window(size_t range, RangeFn fn, void* ctx, size_t lanes, uint32_t flag
   Prediction& last = g_prediction[s];
   if (last.fn != fn || last.work != work || last.range != range || last.lanes != lanes)
     last = Prediction{fn, work, range, lanes};
-  const bool probe = last.probing;
+  const bool probe = last.probing();
   if (last.one_run())
     one_run(job);
   else

@@ -46,14 +46,16 @@ struct Prediction {  // the slot's last call, as its owner saw it
   unsigned joined = 0;       // short calls of this work that a worker joined, since the last probe
   uint64_t joined_best = ~uint64_t{0};  // the fewest ticks one of them took
   unsigned backoff = 0;                 // the next probe waits kProbeAfter << backoff of them
-  bool probing = false;                 // the next call is a probe
+
+  // The next call is a probe: enough joined calls since the last one (a probe resets the count).
+  bool probing() const { return joined >= kProbeAfter << backoff; }
 
   // The next call of this work: patient (published quietly), and timed (ticks read around it).
-  bool patient() const { return probing || alone >= kPatientAfter; }
+  bool patient() const { return probing() || alone >= kPatientAfter; }
   // ... and run as one run: calls that ran alone in fewer than kOneRunTicks, or a probe after
   // joined calls that short (it is judged on its caller's time alone).
   bool one_run() const {
-    return probing ? joined_best < kOneRunTicks : patient() && alone_ticks < kOneRunTicks;
+    return probing() ? joined_best < kOneRunTicks : patient() && alone_ticks < kOneRunTicks;
   }
   bool timed() const { return alone < kPatientAfter; }
 };
@@ -70,7 +72,6 @@ inline void learn(Prediction& last, bool alone, bool clean, bool probe, bool tim
   // of its length: not short.
   const bool short_call = clean && (timed ? elapsed < kShortTicks : alone);
   if (probe) {
-    last.probing = false;
     last.joined = 0;
     if (alone && short_call && elapsed < last.joined_best) {
       last.alone = kPatientAfter;  // faster alone than joined: patient from now on
@@ -94,7 +95,7 @@ inline void learn(Prediction& last, bool alone, bool clean, bool probe, bool tim
     last.alone = 0;
     last.alone_ticks = 0;
     if (elapsed < last.joined_best) last.joined_best = elapsed;
-    if (++last.joined >= kProbeAfter << last.backoff) last.probing = true;
+    ++last.joined;
   }
 }
 

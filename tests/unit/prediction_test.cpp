@@ -21,7 +21,7 @@ void joined(core::Prediction& p, uint64_t ticks) {
 // Joined calls until the next one is a probe; returns how many it took.
 unsigned joined_until_probe(core::Prediction& p, uint64_t ticks) {
   unsigned n = 0;
-  while (!p.probing && n < 10000) joined(p, ticks), ++n;
+  while (!p.probing() && n < 10000) joined(p, ticks), ++n;
   return n;
 }
 
@@ -69,7 +69,7 @@ TEST(Prediction, AProbeFasterAloneKeepsTheWorkPatient) {
   core::Prediction p;
   joined_until_probe(p, kSlow);
   core::learn(p, true, true, true, true, kFast);  // the probe: alone, faster than every join
-  EXPECT_FALSE(p.probing);
+  EXPECT_FALSE(p.probing());
   EXPECT_TRUE(p.patient());
   EXPECT_FALSE(p.timed());
   EXPECT_EQ(p.backoff, 0u);
@@ -102,12 +102,12 @@ TEST(Prediction, CallsThatRanAloneDoNotEndARunOfJoinedOnes) {
   // still lead to a probe.
   core::Prediction p;
   unsigned calls = 0;
-  while (!p.probing && calls < 1000) {
+  while (!p.probing() && calls < 1000) {
     joined(p, kSlow);
-    if (!p.probing) core::learn(p, true, true, false, true, kFast);
+    if (!p.probing()) core::learn(p, true, true, false, true, kFast);
     calls += 2;
   }
-  EXPECT_TRUE(p.probing);
+  EXPECT_TRUE(p.probing());
   EXPECT_LE(calls, 2 * core::kProbeAfter);
 }
 
