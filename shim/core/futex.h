@@ -2,6 +2,7 @@
 #pragma once
 #include <linux/futex.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -14,6 +15,13 @@ namespace poolshim::core {
 inline long futex_wait(std::atomic<uint32_t>* word, uint32_t expected) {
   return syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected,
                  nullptr, nullptr, 0);
+}
+
+// futex_wait() for at most `ns` nanoseconds (a relative timeout, as FUTEX_WAIT takes it).
+inline long futex_wait_for(std::atomic<uint32_t>* word, uint32_t expected, long ns) {
+  struct timespec t = {ns / 1000000000L, ns % 1000000000L};
+  return syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, &t,
+                 nullptr, 0);
 }
 
 // Wakes at most n threads sleeping on word.

@@ -2,12 +2,15 @@
 // fence.
 #include "core/run.h"
 
+#include <fcntl.h>
 #include <linux/membarrier.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/counters.h"
 #include "core/futex.h"
+#include "diag/log.h"
 
 namespace poolshim::core {
 
@@ -19,15 +22,59 @@ namespace {
 
 long membarrier(int cmd) { return syscall(__NR_membarrier, cmd, 0, 0); }
 
+// True when /proc/self/stat says the process has one thread (field 20, num_threads). Anything
+// unreadable counts as more than one: the registration is then left to a worker, which is safe.
+bool single_threaded() {
+  int fd = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[1024];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  const char* p = strrchr(buf, ')');  // the command name may hold spaces and parentheses
+  if (p == nullptr) return false;
+  for (int field = 2; field < 20; ++field) {  // p is at the end of field 2, the name
+    p = strchr(p + 1, ' ');
+    if (p == nullptr) return false;
+  }
+  return p[1] == '1' && p[2] == ' ';
+}
+
+void register_now() {
+  const bool ok = membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
+  g_barrier.store(ok ? kBarrierReady : kBarrierUnavailable, std::memory_order_relaxed);
+}
+
 }  // namespace
 
 bool decide_heavy_barrier() {
   // QUERY first: registering a command the kernel does not list would fail anyway.
   long cmds = membarrier(MEMBARRIER_CMD_QUERY);
-  bool ok = cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0 &&
-            membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
-  g_barrier.store(ok ? kBarrierReady : kBarrierUnavailable, std::memory_order_relaxed);
-  return ok;
+  if (cmds <= 0 || (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) {
+    g_barrier.store(kBarrierUnavailable, std::memory_order_relaxed);
+    return false;
+  }
+  if (single_threaded()) {  // cheap now (no grace period): register on the spot
+    register_now();
+    return g_barrier.load(std::memory_order_relaxed) == kBarrierReady;
+  }
+  // Leave it to the first worker (run.h). A second decider racing here finds it pending.
+  int unknown = kBarrierUnknown;
+  if (g_barrier.compare_exchange_strong(unknown, kBarrierPending, std::memory_order_relaxed))
+    POOLSHIM_LOG(debug, "heavy barrier: other threads run already; a worker registers it");
+  return false;
+}
+
+void finish_heavy_barrier() {
+  if (g_barrier.load(std::memory_order_relaxed) != kBarrierPending) return;
+  int pending = kBarrierPending;  // one worker registers; callers read the other states as "fence"
+  if (!g_barrier.compare_exchange_strong(pending, kBarrierRegistering, std::memory_order_relaxed))
+    return;
+  register_now();
+  POOLSHIM_LOG(
+      debug, "heavy barrier: %s by a worker",
+      g_barrier.load(std::memory_order_relaxed) == kBarrierReady ? "registered" : "not available");
 }
 
 void heavy_barrier_atfork_child() { g_barrier.store(kBarrierUnknown, std::memory_order_relaxed); }

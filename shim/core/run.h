@@ -30,7 +30,22 @@ namespace poolshim::core {
 // Registers the process for the expedited barrier, once (decide_heavy_barrier(); every call asks
 // after that, inline). Returns true when owners need no fence of their own: open their runs with
 // fence false.
-enum : int { kBarrierUnknown = 0, kBarrierReady = 1, kBarrierUnavailable = 2 };
+//
+// Why the registration is placed with care: registering a process that runs more than one thread
+// makes the kernel wait for an RCU grace period (synchronize_rcu() in
+// membarrier_register_private_expedited), 9-21 ms measured on a 2-vCPU VM against 3 us for a
+// single-threaded process. So workers::spawn() decides before it creates the first worker, while
+// the process is often still single-threaded; when it is not, the decision is left pending and the
+// first worker registers before it serves any call (finish_heavy_barrier()), so no caller sleeps
+// through the grace period. Until then calls open their runs fenced (what a missing membarrier
+// costs: a fence per item), which is correct on its own: the fence is chosen per call.
+enum : int {
+  kBarrierUnknown = 0,
+  kBarrierReady = 1,
+  kBarrierUnavailable = 2,
+  kBarrierPending = 3,      // left to the first worker
+  kBarrierRegistering = 4,  // that worker is registering
+};
 __attribute__((visibility("hidden"))) extern std::atomic<int> g_barrier;
 bool decide_heavy_barrier();
 inline bool heavy_barrier_ready() {
@@ -38,6 +53,9 @@ inline bool heavy_barrier_ready() {
   if (__builtin_expect(state != kBarrierUnknown, 1)) return state == kBarrierReady;
   return decide_heavy_barrier();
 }
+// Registers now if the decision was left pending (a worker, before its first call); a no-op
+// otherwise.
+void finish_heavy_barrier();
 // A forked child must register anew (the parent's registration is not its own to rely on).
 void heavy_barrier_atfork_child();
 

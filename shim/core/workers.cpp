@@ -11,6 +11,7 @@
 #include "core/workers.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -23,7 +24,9 @@
 #include "core/cache_line.h"
 #include "core/counters.h"
 #include "core/futex.h"
+#include "core/placement.h"
 #include "core/pool_internal.h"
+#include "core/run.h"
 #include "core/team.h"
 #include "core/tls.h"
 #include "diag/log.h"
@@ -47,6 +50,8 @@ OnLine<uint32_t> g_sleepers{0};
 OnLine<uint32_t> g_spinners{0};
 // Workers created and not yet in their loop (starting()). Written at spawns only.
 std::atomic<size_t> g_starting{0};
+// Bumped by a new worker once it is in its loop; a spawner sleeps on it (await_started()).
+std::atomic<uint32_t> g_started{0};
 // Wake-ups issued by wake_one() whose worker has not tried to join yet (the cascade's bound).
 OnLine<long> g_in_flight{0};
 // This worker came back from a futex sleep and has not settled its wake-up yet.
@@ -130,7 +135,11 @@ void* worker_main(void*) {
   } forget;
   team::note_worker(true);  // before it stops counting as starting: always in one of the two
   g_starting.fetch_sub(1, std::memory_order_relaxed);
-  bool yield_next = false;  // the last call asked its workers to sleep right after it
+  g_started.fetch_add(1, std::memory_order_release);
+  futex_wake(&g_started, INT_MAX);  // once in a worker's life
+  placement::step_off_waker();      // a new thread too may start on its creator's CPU
+  finish_heavy_barrier();           // when spawn() found other threads running (core/run.h)
+  bool yield_next = false;          // the last call asked its workers to sleep right after it
   POOLSHIM_COUNTERS_ONLY(counters::set_worker_thread(); bool woken = false;)
   for (;;) {
     uint32_t seen = g_epoch.load(std::memory_order_acquire);
@@ -172,6 +181,7 @@ void* worker_main(void*) {
     if (!patient_open && g_epoch.load(std::memory_order_seq_cst) == seen &&
         futex_wait(&g_epoch, seen) == 0) {
       t_woken = true;  // perhaps by wake_one(), perhaps by wake() or spuriously
+      placement::step_off_waker();
       POOLSHIM_COUNT(kWoken, 1);
       POOLSHIM_COUNTERS_ONLY(woken = true;)
     }
@@ -179,6 +189,31 @@ void* worker_main(void*) {
     g_sleepers.fetch_sub(1, std::memory_order_relaxed);
   }
   return nullptr;
+}
+
+// The spawner waits, asleep, until the workers it created are in their loop, as
+// pthreadpool_create() does, for at most kStartWaitNs. Why: a new thread often starts on its
+// creator's CPU (seen on a 2-vCPU VM in 3 of 5 processes), and while the creator keeps that CPU
+// busy with its call the idle CPU took 2-5 ms to pull the new thread over: meanwhile every call
+// ran on its caller alone, or both threads shared one CPU (64 items of 2.5 us: 227 us a call
+// against 88 us with the two on two CPUs). Sleeping lets the new thread run at once, and the
+// creator's wake-up then puts the creator on an idle CPU. The bound keeps a host that cannot
+// start threads quickly (load, cgroup) from waiting on them: the pool works without the wait.
+constexpr long kStartWaitNs = 2 * 1000 * 1000;
+
+void await_started() {
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (;;) {
+    const uint32_t seen = g_started.load(std::memory_order_acquire);
+    if (g_starting.load(std::memory_order_relaxed) == 0) return;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    const long left =
+        kStartWaitNs - ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec));
+    if (left <= 0) return;
+    futex_wait_for(&g_started, seen, left);
+  }
 }
 
 }  // namespace
@@ -200,6 +235,9 @@ size_t spawn(size_t n) {
   have = g_count.load(std::memory_order_relaxed);
   if (n > g_wanted.load(std::memory_order_relaxed)) g_wanted.store(n, std::memory_order_relaxed);
   size_t before = have;
+  // Before the first worker exists: the process may still be single-threaded, where registering
+  // for the heavy barrier costs microseconds instead of a grace period (core/run.h).
+  heavy_barrier_ready();
   // Workers must not run the host's signal handlers: block every signal while creating them
   // (a new thread inherits the creator's mask), then restore the caller's mask.
   sigset_t all, saved;
@@ -209,6 +247,7 @@ size_t spawn(size_t n) {
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   int err = 0;
+  placement::note_waker();
   while (have < n) {
     pthread_t t;
     g_starting.fetch_add(1, std::memory_order_relaxed);  // before the thread can subtract it
@@ -257,6 +296,7 @@ size_t spawn(size_t n) {
                  have - before);
   }
   pthread_mutex_unlock(&g_spawn_mutex);
+  if (have > before) await_started();
   return have;
 }
 
@@ -264,6 +304,7 @@ namespace {
 
 // futex_wake on the epoch, counted (counters.h); returns how many it woke.
 long counted_wake(int n) {
+  placement::note_waker();
   long woke = futex_wake(&g_epoch, n);
   POOLSHIM_COUNT(kFutexWakes, 1);
   POOLSHIM_COUNT(kThreadsWoken, woke > 0 ? static_cast<uint64_t>(woke) : 0);

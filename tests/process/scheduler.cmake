@@ -56,6 +56,15 @@ poolshim_scheduler_test(patient_call_blocked_first_item POOLSHIM_NUM_THREADS=2
 poolshim_scheduler_test(patient_call_turned_long_is_shared POOLSHIM_NUM_THREADS=2
   $<TARGET_FILE:patience_host> long)
 
+# A host that runs a thread of its own before its first call: the barrier's registration (a
+# grace period of milliseconds) is made by the worker, not the caller. A caller kept on one CPU,
+# waking its worker for every call: the worker runs its items on another CPU (placement_host).
+poolshim_scheduler_test(barrier_registered_by_worker POOLSHIM_NUM_THREADS=2 POOLSHIM_LOG=debug
+  $<TARGET_FILE:placement_host> barrier)
+poolshim_scheduler_test(woken_worker_leaves_callers_cpu POOLSHIM_NUM_THREADS=2
+  $<TARGET_FILE:placement_host> placement)
+set_tests_properties(process.scheduler.woken_worker_leaves_callers_cpu PROPERTIES RUN_SERIAL ON)
+
 foreach(_m exit idle)
   poolshim_scheduler_test(unwind_${_m} POOLSHIM_NUM_THREADS=2 $<TARGET_FILE:unwind_host> ${_m})
 endforeach()

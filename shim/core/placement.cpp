@@ -1,0 +1,36 @@
+// A woken worker steps off its waker's CPU (placement.h).
+#include "core/placement.h"
+
+#include <sched.h>
+
+#include <atomic>
+
+namespace poolshim::core::placement {
+
+namespace {
+
+// The CPU of the last waker, or -1. Relaxed: a hint; a stale value costs one needless move or
+// one missed one.
+std::atomic<int> g_waker_cpu{-1};
+
+}  // namespace
+
+void note_waker() { g_waker_cpu.store(sched_getcpu(), std::memory_order_relaxed); }
+
+void step_off_waker() {
+  const int me = sched_getcpu();
+  if (me < 0 || me != g_waker_cpu.load(std::memory_order_relaxed)) return;
+  // cpu_set_t holds 1024 CPUs; on a larger machine sched_getaffinity fails (EINVAL) and the
+  // worker stays where it is.
+  cpu_set_t mask;
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0 || !CPU_ISSET(me, &mask) ||
+      CPU_COUNT(&mask) < 2)
+    return;
+  cpu_set_t away = mask;
+  CPU_CLR(me, &away);
+  // The kernel moves a thread off a CPU its new mask excludes before the call returns; the mask
+  // as it was then lets its balancer place the thread from there as usual.
+  if (sched_setaffinity(0, sizeof away, &away) == 0) sched_setaffinity(0, sizeof mask, &mask);
+}
+
+}  // namespace poolshim::core::placement
