@@ -29,7 +29,9 @@ void step_off_waker() {
   cpu_set_t away = mask;
   CPU_CLR(me, &away);
   // The kernel moves a thread off a CPU its new mask excludes before the call returns; the mask
-  // as it was then lets its balancer place the thread from there as usual.
+  // as it was then lets its balancer place the thread from there as usual. The second call can
+  // only fail if a cpuset change in between left the old mask no allowed CPU; the worker then
+  // keeps the narrower mask, which still holds every CPU but one of what it may use.
   if (sched_setaffinity(0, sizeof away, &away) == 0) sched_setaffinity(0, sizeof mask, &mask);
 }
 
