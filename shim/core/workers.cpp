@@ -202,15 +202,11 @@ void* worker_main(void*) {
 constexpr long kStartWaitNs = 2 * 1000 * 1000;
 
 void await_started() {
-  struct timespec t0;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+  const long deadline = now_ns() + kStartWaitNs;
   for (;;) {
     const uint32_t seen = g_started.load(std::memory_order_acquire);
     if (g_starting.load(std::memory_order_relaxed) == 0) return;
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    const long left =
-        kStartWaitNs - ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec));
+    const long left = deadline - now_ns();
     if (left <= 0) return;
     futex_wait_for(&g_started, seen, left);
   }
