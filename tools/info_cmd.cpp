@@ -265,7 +265,7 @@ int info_pid(long pid, bool json) {
     env.push_back(row);
   }
   size_t threads = proc.threads();
-  // OpenMP team threads started beyond the budget (the native OpenMP runtime; core/team.h names
+  // OpenMP team threads started beyond the budget (the native OpenMP runtime; core/gang.h names
   // them).
   long team_threads = shim.empty() ? 0 : proc.threads_named("poolshim-team");
   if (json) {

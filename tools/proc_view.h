@@ -35,7 +35,7 @@ class ProcView {
   // Threads in the process (/proc/PID/status), 0 when unknown.
   size_t threads() const;
   // Threads whose name (/proc/PID/task/TID/comm) is comm exactly: "poolshim" for the pool's
-  // workers, "poolshim-team" for OpenMP team threads started beyond the budget (core/team.h);
+  // workers, "poolshim-team" for OpenMP team threads started beyond the budget (core/gang.h);
   // -1 when the tasks cannot be read.
   long threads_named(const char* comm) const;
   // Still alive and the same process: false once it has begun to exit (zombie included).

@@ -16,8 +16,9 @@ namespace poolshim::base {
 // Writes the line and aborts; never returns. Defined in assert.cpp.
 [[noreturn]] void assertion_failed(const char* cond, const char* file, int line);
 }  // namespace poolshim::base
-#define POOLSHIM_ASSERT(cond) \
-  (__builtin_expect(!!(cond), 1) ? (void)0 : ::poolshim::base::assertion_failed(#cond, __FILE__, __LINE__))
+#define POOLSHIM_ASSERT(cond)              \
+  (__builtin_expect(!!(cond), 1) ? (void)0 \
+                                 : ::poolshim::base::assertion_failed(#cond, __FILE__, __LINE__))
 #else
 // sizeof keeps the condition compiled (names checked, no unused-variable warnings) but unevaluated.
 #define POOLSHIM_ASSERT(cond) ((void)sizeof(!(cond)))

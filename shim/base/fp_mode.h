@@ -1,7 +1,7 @@
 // The floating-point mode of a scope: flush-to-zero and denormals-are-zero while alive, the
 // caller's mode restored on the way out (unwinding too). Upstream pthreadpool does the same for
 // PTHREADPOOL_FLAG_DISABLE_DENORMALS on the caller and on every worker; the shim's two users are
-// the pool's workers (core/pool.cpp) and the caller's own thread (abi/pthreadpool/run.h).
+// the pool's workers (core/items.h) and the caller's own thread (abi/pthreadpool/run.h).
 // Inline: the workers' loop pays one branch when the flag is off.
 #pragma once
 #include <cstdint>

@@ -14,6 +14,8 @@
 
 #include <atomic>
 
+#include "base/clock.h"
+
 namespace poolshim::budget::group {
 
 namespace {
@@ -57,12 +59,6 @@ namespace {
 
 void set_why(char* why, size_t len, const char* fmt, const char* path, const char* detail = "") {
   if (why != nullptr && len > 0) snprintf(why, len, fmt, path, detail);
-}
-
-int64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
 uint64_t my_pid_namespace() {
@@ -298,7 +294,7 @@ namespace {
 // A failed enter or an over-budget check may be caused by the shares of dead members: rescan,
 // at most once per kScanIntervalNs across the whole group (the CAS on last_scan_ns elects one).
 bool maybe_reclaim(const Member& m) {
-  int64_t now = now_ns();
+  int64_t now = base::now_ns();
   int64_t last = m.ledger->last_scan_ns.load(std::memory_order_relaxed);
   if (now - last < kScanIntervalNs) return false;
   if (!m.ledger->last_scan_ns.compare_exchange_strong(last, now, std::memory_order_relaxed))

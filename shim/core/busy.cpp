@@ -7,6 +7,7 @@
 
 #include <atomic>
 
+#include "base/assert.h"
 #include "base/first_use.h"
 #include "budget/budget.h"
 #include "budget/group.h"
@@ -52,7 +53,9 @@ void caller_enter() {
 void caller_leave() {
   POOLSHIM_COUNT_SHARED();
   if (mode() == kGroup) return budget::group::caller_leave(budget::group::self());
-  g_local.fetch_sub(1, std::memory_order_relaxed);
+  const long before = g_local.fetch_sub(1, std::memory_order_relaxed);
+  POOLSHIM_ASSERT(before > 0);  // every share given back was taken
+  (void)before;
 }
 
 void prefetch_count() { __builtin_prefetch(&g_local, 1); }
@@ -70,7 +73,9 @@ bool worker_try_enter() {
 void worker_leave() {
   POOLSHIM_COUNT_SHARED();
   if (mode() == kGroup) return budget::group::worker_leave(budget::group::self());
-  g_local.fetch_sub(1, std::memory_order_relaxed);
+  const long before = g_local.fetch_sub(1, std::memory_order_relaxed);
+  POOLSHIM_ASSERT(before > 0);  // every share given back was taken
+  (void)before;
 }
 
 bool has_room() {

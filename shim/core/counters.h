@@ -38,7 +38,7 @@ struct poolshim_sched_counters {
   uint64_t max_wakes_in_flight;  // the most wake-ups in flight at once (woken, not yet joined)
   uint64_t lane_affinity_lanes;  // lanes of calls identical to the slot's previous call
   uint64_t lane_affinity_same;   // ... owned by the thread that owned that lane in that call
-  uint64_t patient_calls;        // calls published patient (pool.cpp, "Patience")
+  uint64_t patient_calls;        // calls published patient (publish.h, "Patience")
   uint64_t one_run_calls;        // calls run as one run on their caller (pool.cpp, one_run())
 };
 

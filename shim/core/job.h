@@ -54,14 +54,15 @@ struct Job {
   std::atomic<bool> cancelled{false};
   std::atomic<bool> has_error{false};
   // A worker's task ended its thread (forced unwind): its run keeps items nobody ran, so the
-  // caller cannot take "every worker has left" for "every item has run" (pool.cpp, watch()).
+  // caller cannot take "every worker has left" for "every item has run" (participate.cpp, the
+  // Watcher).
   std::atomic<bool> lost{false};
   std::exception_ptr error;
   // Owners fence each take() (no process-wide barrier available); fixed for the call.
   bool fence = true;
-  // The caller's: the call is no longer offered to joiners (unpublished, pool.cpp, withdraw()).
+  // The caller's: the call is no longer offered to joiners (unpublished, publish.h, withdraw()).
   bool withdrawn = false;
-  // The caller's: published patient, in g_patient instead of g_open (pool.cpp, "Patience").
+  // The caller's: published patient, in g_patient instead of g_open (publish.h, "Patience").
   bool quiet = false;
   // A short patient call (pool.cpp, one_run()): the caller runs every item as one run, with no
   // claim, and a worker that joins it (its patience ran out, or it was woken) takes the unstarted
@@ -91,7 +92,7 @@ struct Job {
   // unclaimed item, so a participant need not read the lanes to look for one.
   std::atomic<size_t> drained{0};
   std::atomic<size_t> done{0};
-  // A worker that held back from this patient call (pool.cpp, "Patience") found it still open
+  // A worker that held back from this patient call (publish.h, "Patience") found it still open
   // when its patience ran out: the call is not short, and its successor is not patient.
   std::atomic<bool> outlived_patience{false};
 };

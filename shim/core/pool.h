@@ -37,7 +37,7 @@ constexpr uint32_t kFlagYieldWorkers = 0x2;      // workers sleep right after th
 
 // What a call runs beyond its RangeFn: a surface has one RangeFn for every task of its kind, so
 // it names the task (the host's function and context) with work_of(). The pool takes calls of
-// the same fn, work and range to cost alike (patience, pool.cpp); 0 names nothing beyond fn.
+// the same fn, work and range to cost alike (patience, publish.h); 0 names nothing beyond fn.
 using Work = uint64_t;
 template <typename F>
 inline Work work_of(F fn, const void* context) {

@@ -1,4 +1,5 @@
-// Between the scheduler (pool.cpp) and its worker threads (workers.cpp). Not for abi/.
+// Between the scheduler (join.cpp, patience.cpp) and its worker threads (workers.cpp). Not for
+// abi/.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -15,7 +16,7 @@ enum class Help {
 };
 Help help_one_call();
 
-// Patient calls (pool.cpp, "Patience") are published quietly, for awake workers only: no epoch
+// Patient calls (publish.h, "Patience") are published quietly, for awake workers only: no epoch
 // bump, no g_open bit. A spinning worker looks at them every kPatientLookNs
 // (look_at_patient_calls(now): a mask that seldom changes, then one ticket line per patient
 // slot), and kPatienceNs after a look that saw one open that it had not seen before (fresh): a

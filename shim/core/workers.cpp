@@ -1,5 +1,5 @@
 // Worker threads (workers.h). A worker's life: look for a call it may join (help_one_call in
-// pool.cpp); when there is none, spin on the wake epoch for kSpinNs, looking at the patient calls
+// join.cpp); when there is none, spin on the wake epoch for kSpinNs, looking at the patient calls
 // every few microseconds, then sleep on it.
 //
 // Wake protocol (no lost wake-up): a sleeper increments g_sleepers, then re-reads g_epoch and
@@ -13,22 +13,22 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
-#include <signal.h>
-#include <string.h>
-#include <time.h>
 
 #include <atomic>
 
+#include "base/clock.h"
 #include "budget/budget.h"
 #include "core/busy.h"
 #include "core/cache_line.h"
 #include "core/counters.h"
 #include "core/futex.h"
+#include "core/gang.h"
 #include "core/placement.h"
 #include "core/pool_internal.h"
 #include "core/run.h"
-#include "core/team.h"
+#include "core/thread_start.h"
 #include "core/tls.h"
+#include "core/wait.h"
 #include "diag/log.h"
 
 namespace poolshim::core::workers {
@@ -70,21 +70,19 @@ std::atomic<long> g_retry_in{0};  // calls to skip before the next attempt (rela
 long g_retry_interval = 0;        // under the mutex: the backoff now, 0 = no failure
 std::atomic<size_t> g_wanted{0};  // the most workers a call asked for (the info API)
 
-long now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
+using base::now_ns;
+using wait::kSpinNs;
 
 enum class Spun { moved, patient, idle };
 
 // Pauses between two clock reads of a spinning worker (its deadline, its next look at the
-// patient calls): 0.2-2 us at 10-140 ns a pause.
-constexpr unsigned kClockPauses = 16;
+// patient calls): fewer than wait.h's kClockPauses, since its looks are due every microsecond or
+// so (0.2-2 us at 10-140 ns a pause).
+constexpr unsigned kLookPauses = 16;
 
 // Spins on the epoch for kSpinNs: moved when it changed (a call was published loud), patient when
 // a patient call is due (*look), idle when the time ran out. It also looks at the patient calls
-// (pool.cpp, "Patience"), which move no epoch: their callers' activity counts as activity (the
+// (publish.h, "Patience"), which move no epoch: their callers' activity counts as activity (the
 // deadline moves on). It looks every kPatientLookNs, and kPatienceNs after a look that saw a call
 // open for the first time, to find it still open; not more often: each look reads the ticket
 // line of every patient slot, which its caller writes twice a call, so the caller's next write
@@ -105,7 +103,7 @@ Spun spin(uint32_t seen, PatientLook* look) {
       r = Spun::moved;
       break;
     }
-    if (i % kClockPauses != 0) continue;
+    if (i % kLookPauses != 0) continue;
     const long now = now_ns();
     if (now >= next_look) {
       *look = look_at_patient_calls(now);
@@ -124,26 +122,49 @@ Spun spin(uint32_t seen, PatientLook* look) {
   return r;
 }
 
+// A worker's first steps, once in its life: it stops counting as starting, wakes its spawner
+// (await_started()), steps off its creator's CPU and registers the heavy barrier when spawn() left
+// that to it (core/run.h).
+void begin_worker() {
+  gang::note_worker(true);  // before it stops counting as starting: always in one of the two
+  g_starting.fetch_sub(1, std::memory_order_relaxed);
+  g_started.fetch_add(1, std::memory_order_release);
+  futex_wake(&g_started, INT_MAX);
+  placement::step_off_waker();  // a new thread too may start on its creator's CPU
+  finish_heavy_barrier();
+}
+
+// An idle worker sleeps on the epoch it saw. Counted as a sleeper first, then a look at the
+// patient calls (both seq_cst, wait.h's sleep_on), against a caller's "ticket, then the sleepers"
+// (publish.cpp): either that caller sees this worker awake and publishes quietly, and then this
+// worker sees the call open and does not sleep while it could join it, or the caller sees it
+// asleep and publishes loud. True when it was woken (or woke spuriously).
+bool sleep_idle(uint32_t seen) {
+  return wait::sleep_on(
+      g_epoch, seen, wait::SleepCount{g_sleepers},
+      [] { return patient_call_open() && busy::has_room(); },
+      [] {
+        t_woken = true;  // perhaps by wake_one(), perhaps by wake() or spuriously
+        placement::step_off_waker();
+        POOLSHIM_COUNT(kWoken, 1);
+      });
+}
+
 void* worker_main(void*) {
   // A task that ends its thread (pthread_exit, cancellation) unwinds through here: the pool
   // forgets the thread, so the next call starts another instead of counting a dead one.
   struct Forget {
     ~Forget() {
-      team::note_worker(false);
+      gang::note_worker(false);
       g_count.fetch_sub(1, std::memory_order_acq_rel);
     }
   } forget;
-  team::note_worker(true);  // before it stops counting as starting: always in one of the two
-  g_starting.fetch_sub(1, std::memory_order_relaxed);
-  g_started.fetch_add(1, std::memory_order_release);
-  futex_wake(&g_started, INT_MAX);  // once in a worker's life
-  placement::step_off_waker();      // a new thread too may start on its creator's CPU
-  finish_heavy_barrier();           // when spawn() found other threads running (core/run.h)
-  bool yield_next = false;          // the last call asked its workers to sleep right after it
+  begin_worker();
+  bool yield_next = false;  // the last call asked its workers to sleep right after it
   POOLSHIM_COUNTERS_ONLY(counters::set_worker_thread(); bool woken = false;)
   for (;;) {
     uint32_t seen = g_epoch.load(std::memory_order_acquire);
-    if (team::serve_one()) {  // an OpenMP team's open seat first (core/team.h)
+    if (gang::serve_one()) {  // an OpenMP team's open seat first (core/gang.h)
       settle_wake();
       continue;
     }
@@ -171,22 +192,9 @@ void* worker_main(void*) {
       }
     }
     yield_next = false;
-    // Counted as a sleeper first, then a look at the patient calls (both seq_cst), against a
-    // caller's "ticket, then the sleepers" (pool.cpp, publish()): either that caller sees this
-    // worker awake and publishes quietly, and then this worker sees the call open and does not
-    // sleep while it could join it, or the caller sees it asleep and publishes loud.
-    POOLSHIM_COUNT_SHARED();
-    g_sleepers.fetch_add(1, std::memory_order_seq_cst);
-    const bool patient_open = patient_call_open() && busy::has_room();
-    if (!patient_open && g_epoch.load(std::memory_order_seq_cst) == seen &&
-        futex_wait(&g_epoch, seen) == 0) {
-      t_woken = true;  // perhaps by wake_one(), perhaps by wake() or spuriously
-      placement::step_off_waker();
-      POOLSHIM_COUNT(kWoken, 1);
-      POOLSHIM_COUNTERS_ONLY(woken = true;)
-    }
-    POOLSHIM_COUNT_SHARED();
-    g_sleepers.fetch_sub(1, std::memory_order_relaxed);
+    const bool slept = sleep_idle(seen);
+    POOLSHIM_COUNTERS_ONLY(woken = slept;)
+    (void)slept;
   }
   return nullptr;
 }
@@ -216,53 +224,34 @@ void await_started() {
 
 size_t starting() { return g_starting.load(std::memory_order_relaxed); }
 
-size_t spawn(size_t n) {
-  size_t have = g_count.load(std::memory_order_acquire);
-  if (have >= n) return have;
-  // After a failure that left no worker at all the pool stays serial (reported once); trying
-  // pthread_create again on every call would only add a failing system call to each.
-  if (have == 0 && g_failure.load(std::memory_order_relaxed) != nullptr) return 0;
-  // After a partial failure: skip this call's attempt while the backoff lasts.
-  if (g_retry_in.load(std::memory_order_relaxed) > 0) {
-    g_retry_in.fetch_sub(1, std::memory_order_relaxed);
-    return have;
-  }
-  if (pthread_mutex_trylock(&g_spawn_mutex) != 0) return have;  // someone else is spawning
-  have = g_count.load(std::memory_order_relaxed);
-  if (n > g_wanted.load(std::memory_order_relaxed)) g_wanted.store(n, std::memory_order_relaxed);
-  size_t before = have;
-  // Before the first worker exists: the process may still be single-threaded, where registering
-  // for the heavy barrier costs microseconds instead of a grace period (core/run.h).
-  heavy_barrier_ready();
-  // Workers must not run the host's signal handlers: block every signal while creating them
-  // (a new thread inherits the creator's mask), then restore the caller's mask.
-  sigset_t all, saved;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &saved);
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  int err = 0;
+namespace {
+
+// Creates workers until `have` reach n or pthread_create fails; returns its error (0: none).
+int create_workers(size_t* have, size_t n) {
+  SignalsBlocked blocked;  // workers must not run the host's signal handlers
   placement::note_waker();
-  while (have < n) {
-    pthread_t t;
+  int err = 0;
+  while (*have < n) {
     g_starting.fetch_add(1, std::memory_order_relaxed);  // before the thread can subtract it
-    err = pthread_create(&t, &attr, worker_main, nullptr);
+    err = start_detached(worker_main, "poolshim");
     if (err != 0) {
       g_starting.fetch_sub(1, std::memory_order_relaxed);
       break;
     }
-    pthread_setname_np(t, "poolshim");
-    ++have;
+    ++*have;
     g_count.fetch_add(1, std::memory_order_release);  // a dying worker may subtract meanwhile
   }
-  pthread_attr_destroy(&attr);
+  return err;
+}
+
+// Under the spawn mutex, after create_workers(): the log line of the first start, and what a
+// failure decides (no worker at all: serial for good; some: retry with backoff).
+void note_spawn(size_t have, size_t before, size_t n, int err) {
   if (have > 0)
     diag::log_once(diag::LogSite::pool_started, diag::LogLevel::info,
                    "pool started: %zu threads (%zu worker%s plus the caller; budget %zu from %s)",
                    have + 1, have, have == 1 ? "" : "s", budget::current().threads,
                    budget::current().source);
-  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   // Static strings only: the reason is handed out through the info API for the process's life.
   const char* why = err == EAGAIN ? "pthread_create failed: EAGAIN (thread limit reached)"
                                   : "pthread_create failed";
@@ -291,6 +280,30 @@ size_t spawn(size_t n) {
     POOLSHIM_LOG(info, "worker retry: %zu of %zu worker threads now started (%zu more)", have, n,
                  have - before);
   }
+}
+
+}  // namespace
+
+size_t spawn(size_t n) {
+  size_t have = g_count.load(std::memory_order_acquire);
+  if (have >= n) return have;
+  // After a failure that left no worker at all the pool stays serial (reported once); trying
+  // pthread_create again on every call would only add a failing system call to each.
+  if (have == 0 && g_failure.load(std::memory_order_relaxed) != nullptr) return 0;
+  // After a partial failure: skip this call's attempt while the backoff lasts.
+  if (g_retry_in.load(std::memory_order_relaxed) > 0) {
+    g_retry_in.fetch_sub(1, std::memory_order_relaxed);
+    return have;
+  }
+  if (pthread_mutex_trylock(&g_spawn_mutex) != 0) return have;  // someone else is spawning
+  have = g_count.load(std::memory_order_relaxed);
+  if (n > g_wanted.load(std::memory_order_relaxed)) g_wanted.store(n, std::memory_order_relaxed);
+  const size_t before = have;
+  // Before the first worker exists: the process may still be single-threaded, where registering
+  // for the heavy barrier costs microseconds instead of a grace period (core/run.h).
+  heavy_barrier_ready();
+  const int err = create_workers(&have, n);
+  note_spawn(have, before, n, err);
   pthread_mutex_unlock(&g_spawn_mutex);
   if (have > before) await_started();
   return have;

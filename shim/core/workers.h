@@ -25,7 +25,7 @@ inline size_t ensure(size_t n) {
 }
 
 // Workers started and not yet in their loop (a new thread's first run can take a while under
-// load): a gang waits for them before it starts threads beyond the budget (team.cpp).
+// load): a gang waits for them before it starts threads beyond the budget (gang.cpp).
 size_t starting();
 
 // A call was published (or busy threads dropped while calls are in flight): wake up to n
@@ -41,7 +41,7 @@ void wake(size_t n);
 bool wake_one(long room, bool publish);
 // A worker woken by wake_one() has tried to join a call (joined or not): its wake-up is settled.
 void settle_wake();
-// Some worker is not asleep (seq_cst): it looks at the patient calls (pool.cpp, "Patience")
+// Some worker is not asleep (seq_cst): it looks at the patient calls (publish.h, "Patience")
 // before it sleeps.
 bool awake();
 
@@ -56,8 +56,5 @@ size_t wanted();
 void atfork_prepare();
 void atfork_parent();
 void atfork_child();
-
-// How long an idle worker spins before sleeping, in nanoseconds (see docs/bench.md).
-constexpr long kSpinNs = 50 * 1000;
 
 }  // namespace poolshim::core::workers

@@ -8,7 +8,7 @@
 #include "abi/pthreadpool/passthrough.h"
 #include "core/size.h"
 #include "core/pool.h"
-#include "core/team.h"
+#include "core/gang.h"
 #include "diag/caller.h"
 #include "reach/registry.h"
 
@@ -54,8 +54,10 @@ const ForkParticipant kParticipants[] = {
      nullptr},  // see above: handle table's child hook
     {"core/workers.cpp", nullptr, nullptr,
      nullptr},  // through core/pool.cpp's hooks (workers::atfork_*)
-    {"core/team.cpp", core::team::atfork_prepare, core::team::atfork_parent,
-     core::team::atfork_child},
+    {"core/gang.cpp", core::gang::atfork_prepare, core::gang::atfork_parent,
+     core::gang::atfork_child},  // also the seats, the servers and the gang threads
+    {"core/thread_start.cpp", nullptr, nullptr,
+     nullptr},  // no state: the threads it starts are core/workers.cpp's and the gangs'
 };
 constexpr size_t kCount = sizeof kParticipants / sizeof kParticipants[0];
 

@@ -1,4 +1,4 @@
-"""Team threads beyond the budget (issue 18, point 2; shim/core/team.h): under
+"""Team threads beyond the budget (issue 18, point 2; shim/core/gang.h): under
 POOLSHIM_OPENMP=shim, a team larger than the pool's idle workers still gets its threads, as
 libgomp would create them. tests/fixtures/openmp/team_threads.c runs teams of OMP_NUM_THREADS=4
 on a budget of 2 (POOLSHIM_NUM_THREADS=2). Checks: the team has 4 members; the threads are

@@ -137,7 +137,7 @@ if(POOLSHIM_COUNTERS)
       --max-caller-shared 24 --max-worker-shared 32)
   endforeach()
   poolshim_counters_test(herd_8_callers_pool_16 16 herd --callers 8 --rounds 20)
-  # Patience (core/pool.cpp): short identical calls that ran on their caller alone are published
+  # Patience (core/publish.h): short identical calls that ran on their caller alone are published
   # patient and left to it (measured: 100% patient, 0.00 joins per call); the same calls with
   # long items (about 25 us each) are not patient again after the first (measured: 0.5%), even
   # when a noisy host keeps their worker asleep and they run on their caller alone.

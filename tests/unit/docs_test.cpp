@@ -88,8 +88,10 @@ std::set<std::string> build_names() {
   static const std::regex kDefined(
       R"((?:option|set)\(\s*(POOLSHIM_[A-Z0-9_]*[A-Z0-9])|-D(POOLSHIM_[A-Z0-9_]*[A-Z0-9])=)");
   static const std::regex kQuoted(R"re("(POOLSHIM_[A-Z0-9_]*[A-Z0-9])")re");
+  // The library's own macros (POOLSHIM_ASSERT, the counters' POOLSHIM_COUNT, ...).
+  static const std::regex kMacro(R"(#define\s+(POOLSHIM_[A-Z0-9_]*[A-Z0-9]))");
   namespace fs = std::filesystem;
-  for (const char* dir : {"", "cmake", "tests", "scripts", "bench"}) {
+  for (const char* dir : {"", "cmake", "tests", "scripts", "bench", "shim"}) {
     fs::path root = fs::path(kRoot) / dir;
     if (!fs::exists(root)) continue;
     std::vector<fs::path> files;
@@ -102,9 +104,10 @@ std::set<std::string> build_names() {
       const std::string name = p.filename().string(), ext = p.extension().string();
       const bool cmake = name == "CMakeLists.txt" || ext == ".cmake" || ext == ".sh";
       const bool bench = *dir == 'b' && (ext == ".cpp" || ext == ".h" || ext == ".py");
-      if (!cmake && !bench) continue;
+      const bool macros = *dir == 's' && dir[1] == 'h' && ext == ".h";
+      if (!cmake && !bench && !macros) continue;
       const std::string text = slurp(p.string());
-      const std::regex& re = cmake ? kDefined : kQuoted;
+      const std::regex& re = cmake ? kDefined : macros ? kMacro : kQuoted;
       for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end; ++it)
         for (size_t g = 1; g < it->size(); ++g)
           if ((*it)[g].matched) names.insert((*it)[g].str());

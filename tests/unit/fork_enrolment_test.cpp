@@ -76,7 +76,7 @@ TEST(ForkEnrolment, EveryEntryNamesAnExistingFile) {
     if (fs::exists(header)) code += code_of(header);
     // Hooks come as a trio, or not at all (documented in the table). An entry without hooks
     // only records a decision about a lock; one with hooks may also reset thread state
-    // (core/pool.cpp's scheduler slots are lock-free).
+    // (core/slots.cpp's scheduler slots are lock-free).
     bool any = t[i].prepare || t[i].parent || t[i].child;
     if (!any)
       EXPECT_TRUE(has_lock_or_thread(code)) << t[i].source << " is enrolled but has no lock";

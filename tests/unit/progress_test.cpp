@@ -167,7 +167,7 @@ TEST(ProgressSurfaces, NativeApi) {
 }
 
 // Calls of one task that each ran on their caller alone make the pool publish the next call of
-// that task patient: spinning workers hold back from it for a moment (core/pool.cpp,
+// that task patient: spinning workers hold back from it for a moment (core/publish.h,
 // "Patience"). A patient call whose first item (the caller's) blocks until its second item has
 // run must still complete: a worker joins it late. A counting build also checks that the call
 // was published patient, trying again (more short calls first) when a worker happened to join

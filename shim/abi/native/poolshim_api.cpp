@@ -8,7 +8,7 @@
 #include "core/counters.h"
 #include "core/size.h"
 #include "core/pool.h"
-#include "core/team.h"
+#include "core/gang.h"
 #include "config/options.h"
 
 namespace {
@@ -98,7 +98,7 @@ POOLSHIM_API int poolshim_get_info(struct poolshim_info* info) {
   set_if_fits(info, &poolshim_info::group_busy, busy);
   set_if_fits(info, &poolshim_info::workers_started, poolshim::core::workers_started());
   set_if_fits(info, &poolshim_info::workers_wanted, poolshim::core::workers_wanted());
-  set_if_fits(info, &poolshim_info::team_threads, poolshim::core::team::extra_threads());
+  set_if_fits(info, &poolshim_info::team_threads, poolshim::core::gang::extra_threads());
   return 0;
 }
 

@@ -1,5 +1,5 @@
 // Native parallel regions: GOMP_parallel, GOMP_parallel_start/_end and the team barrier's entry
-// points, on core/team.h's gangs.
+// points, on core/gang.h's gangs.
 //
 // Team size, as libgomp resolves it (its parallel.c, gomp_resolve_num_threads): num_threads(1)
 // is 1; inside an active region with max-active-levels <= 1, or at max-active-levels, 1; else
@@ -12,7 +12,7 @@
 #include "abi/openmp/openmp_entry.h"
 #include "budget/budget.h"
 #include "core/pool.h"
-#include "core/team.h"
+#include "core/gang.h"
 #include "core/tls.h"
 
 namespace poolshim::abi::openmp::native {
@@ -46,7 +46,7 @@ unsigned resolve_team_size(unsigned specified) {
     size_t b = budget::current().threads;
     if (b > 0 && b < n) n = static_cast<unsigned>(b);
   }
-  if (n > core::team::kMaxMembers) n = core::team::kMaxMembers;
+  if (n > core::gang::kMaxMembers) n = core::gang::kMaxMembers;
   if (n == 0) n = 1;
   // thread-limit-var, as libgomp counts it: outside any region a cap; in a nested region the
   // threads the contention group already has busy count against it (its pool->threads_busy,
@@ -126,10 +126,15 @@ void member_main(void* ctx, unsigned m) {
   me() = saved;
 }
 
+// The gangs of OpenMP teams: member i of a thread's team runs on the thread that ran member i of
+// its previous team when that thread comes within this window (it is idle, spinning or asleep),
+// so that threadprivate data persists per thread number, as on libgomp's per-thread pools.
+constexpr core::gang::Policy kTeamGangs{50L * 1000 * 1000};
+
 // GOMP_parallel_start's team and gang, until GOMP_parallel_end (heap: the caller returns).
 struct Pending {
   Team team;
-  core::team::Gang gang;
+  core::gang::Gang gang;
   ThreadState saved;
 };
 
@@ -156,7 +161,7 @@ void run_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset) {
   preset->seq = 0;
   t.ws_head = preset;
   t.preset = preset;
-  core::team::run(t.n, member_main, &t);
+  core::gang::run(t.n, member_main, &t, kTeamGangs);
   end_team(&t);
   // Members that left the preset construct freed it; one that ended the region inside it
   // (nowait and no end call is not valid OpenMP) would leave it here.
@@ -167,7 +172,7 @@ void run_parallel(void (*fn)(void*), void* data, unsigned n, TaskGroup* taskgrou
   Team t;
   init_team(&t, fn, data, n);
   t.taskgroup = taskgroup;
-  core::team::run(t.n, member_main, &t);
+  core::gang::run(t.n, member_main, &t, kTeamGangs);
   end_team(&t);
 }
 
@@ -181,7 +186,7 @@ void start_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset) 
     p->team.ws_head = preset;
     p->team.preset = preset;
   }
-  p->gang = core::team::start(p->team.n, pending_member, p);
+  p->gang = core::gang::start(p->team.n, pending_member, p, kTeamGangs);
   p->saved = enter(&p->team, 0);
   if (preset != nullptr) {
     me().ws = preset;
@@ -208,7 +213,7 @@ void psn_GOMP_parallel_start(void (*fn)(void*), void* data, unsigned num_threads
 void psn_GOMP_parallel_end() {
   Pending* p = static_cast<Pending*>(me().pending_region);
   region_member_end();
-  poolshim::core::team::join(p->gang);
+  poolshim::core::gang::join(p->gang);
   end_team(&p->team);
   me() = p->saved;
   WorkShare* preset = p->team.preset;

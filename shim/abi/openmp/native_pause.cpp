@@ -1,11 +1,11 @@
 // omp_pause_resource and omp_pause_resource_all of the native runtime (omp-cancel), as libgomp's
 // (its target.c and team.c): on the host device (omp_get_initial_device(), which is the number
 // of devices) and outside any region, the threads that served teams are destroyed
-// (core::team::pause()), so threadprivate data starts afresh on them; -1 inside a region or for
+// (core::gang::pause()), so threadprivate data starts afresh on them; -1 inside a region or for
 // a device number that does not exist; 0 for a real device (libgomp does nothing for them).
 #include "abi/openmp/native_state.h"
 #include "abi/openmp/openmp_entry.h"
-#include "core/team.h"
+#include "core/gang.h"
 
 namespace poolshim::abi::openmp::native {
 namespace {
@@ -15,9 +15,12 @@ int num_devices() {
   return f ? f() : 0;
 }
 
+// How long a pause waits for the threads that served teams to end (libgomp joins its threads).
+constexpr long kPauseWaitNs = 100L * 1000 * 1000;
+
 int pause_host() {
   if (me().team != nullptr) return -1;  // libgomp: not inside a region (ts.level != 0)
-  return core::team::pause();
+  return core::gang::pause(kPauseWaitNs);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "config/options.h"
 #include "core/futex.h"
 #include "core/tls.h"
+#include "core/wait.h"
 #include "core/workers.h"
 
 namespace poolshim::abi::openmp::native {
@@ -31,7 +32,7 @@ Icv g_global;
 unsigned g_list[kMaxListed];
 unsigned g_list_len = 0;
 pthread_once_t g_once = PTHREAD_ONCE_INIT;
-long g_spin_ns = core::workers::kSpinNs;  // OMP_WAIT_POLICY=passive: 0
+long g_spin_ns = core::wait::kSpinNs;  // OMP_WAIT_POLICY=passive: 0
 
 POOLSHIM_FAST_TLS thread_local ThreadState t_state;
 

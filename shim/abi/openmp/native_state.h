@@ -1,5 +1,5 @@
 // The native OpenMP runtime's state (POOLSHIM_OPENMP=shim; docs/openmp.md): a team per parallel
-// region, on its caller's stack, whose members run on core/team.h's gangs; each thread's place
+// region, on its caller's stack, whose members run on core/gang.h's gangs; each thread's place
 // in its innermost team; the ICVs (OpenMP's internal control variables) with libgomp's defaults
 // and its reading of the OMP_* environment, so that team sizes, and with them every result that
 // depends on them, are libgomp's.
@@ -164,7 +164,7 @@ void team_barrier();
 // The end of the calling member's part of a region: runs the team's tasks until none is left
 // (native_task_queue.cpp). Called before it leaves the team.
 void region_member_end();
-// How long a waiter spins before it sleeps, in ns: the pool's workers::kSpinNs, 0 with
+// How long a waiter spins before it sleeps, in ns: the pool's wait::kSpinNs, 0 with
 // OMP_WAIT_POLICY=passive (libgomp: a spin count of 0).
 long wait_spin_ns();
 

@@ -92,7 +92,7 @@ void release(Job* job) {
 }
 
 // Runs claimed items until none is left. Exceptions: see the file comment.
-// no_sanitize("null"): see core/pool.cpp worker_share (the forced unwind's catch).
+// no_sanitize("null"): see core/join.cpp worker_share (the forced unwind's catch).
 __attribute__((noinline, no_sanitize("null"))) void participate(Job* job, size_t thread_index) {
   DenormalsGuard guard(job->flags);
   DepthScope depth;

@@ -1,4 +1,4 @@
-// core/team.h: a gang's members run at the same time (each waits until all have arrived, which
+// core/gang.h: a gang's members run at the same time (each waits until all have arrived, which
 // would hang if any two ran one after the other), each member number once, the caller is member
 // 0, teams larger than the pool get threads beyond it, and concurrent and nested gangs finish;
 // each member runs on its own thread, member i on the same thread gang after gang (OpenMP
@@ -12,9 +12,13 @@
 #include <thread>
 #include <vector>
 
-#include "core/team.h"
+#include "core/gang.h"
 
 namespace {
+
+// OpenMP's policy (abi/openmp: a seat waits up to 50 ms for the thread that served it last).
+constexpr poolshim::core::gang::Policy kPreferring{50L * 1000 * 1000};
+constexpr poolshim::core::gang::Policy kAnyThread{};
 
 struct Meeting {
   unsigned n;
@@ -36,18 +40,18 @@ void run_meeting(unsigned n) {
   Meeting g;
   g.n = n;
   g.caller = pthread_self();
-  poolshim::core::team::run(n, meet, &g);
+  poolshim::core::gang::run(n, meet, &g, kPreferring);
   EXPECT_EQ(g.arrived.load(), n);
   EXPECT_EQ(g.seen_mask.load(), (n == 32 ? ~0u : (1u << n) - 1));
   EXPECT_TRUE(g.caller_was_0.load());
 }
 
-TEST(Team, MembersRunAtOnce) {
+TEST(Gang, MembersRunAtOnce) {
   for (unsigned n : {1u, 2u, 3u, 5u, 8u})
     for (int rep = 0; rep < 20; ++rep) run_meeting(n);
 }
 
-TEST(Team, ConcurrentGangsFromSeveralThreads) {
+TEST(Gang, ConcurrentGangsFromSeveralThreads) {
   std::vector<std::thread> ts;
   for (int t = 0; t < 4; ++t)
     ts.emplace_back([] {
@@ -58,17 +62,17 @@ TEST(Team, ConcurrentGangsFromSeveralThreads) {
 
 void nested(void* ctx, unsigned m) { run_meeting(2); }
 
-TEST(Team, NestedGangs) {
-  for (int rep = 0; rep < 20; ++rep) poolshim::core::team::run(3, nested, nullptr);
+TEST(Gang, NestedGangs) {
+  for (int rep = 0; rep < 20; ++rep) poolshim::core::gang::run(3, nested, nullptr, kPreferring);
 }
 
-TEST(Team, StartJoinLetsTheCallerWorkBetween) {
+TEST(Gang, StartJoinLetsTheCallerWorkBetween) {
   Meeting g;
   g.n = 3;
   g.caller = pthread_self();
-  poolshim::core::team::Gang h = poolshim::core::team::start(3, meet, &g);
+  poolshim::core::gang::Gang h = poolshim::core::gang::start(3, meet, &g, kPreferring);
   meet(&g, 0);
-  poolshim::core::team::join(h);
+  poolshim::core::gang::join(h);
   EXPECT_EQ(g.seen_mask.load(), 7u);
 }
 
@@ -87,26 +91,36 @@ void who(void* ctx, unsigned m) {
   Who::mark = 1;
 }
 
-TEST(Team, MemberIKeepsItsThreadAndEachHasItsOwn) {
+TEST(Gang, MemberIKeepsItsThreadAndEachHasItsOwn) {
   constexpr unsigned n = 6;
   Who first{};
-  poolshim::core::team::run(n, who, &first);
+  poolshim::core::gang::run(n, who, &first, kPreferring);
   for (unsigned i = 0; i < n; ++i)
     for (unsigned j = 0; j < i; ++j) EXPECT_FALSE(pthread_equal(first.thread[i], first.thread[j]));
   for (int rep = 0; rep < 5; ++rep) {
     Who w{};
-    poolshim::core::team::run(n, who, &w);
+    poolshim::core::gang::run(n, who, &w, kPreferring);
     for (unsigned i = 0; i < n; ++i) EXPECT_TRUE(pthread_equal(w.thread[i], first.thread[i])) << i;
   }
 }
 
-TEST(Team, PauseGivesFreshThreads) {
+TEST(Gang, WithoutPreferenceEveryMemberRunsOnceOnItsOwnThread) {
+  constexpr unsigned n = 5;
+  for (int rep = 0; rep < 5; ++rep) {
+    Who w{};
+    poolshim::core::gang::run(n, who, &w, kAnyThread);
+    for (unsigned i = 0; i < n; ++i)
+      for (unsigned j = 0; j < i; ++j) EXPECT_FALSE(pthread_equal(w.thread[i], w.thread[j]));
+  }
+}
+
+TEST(Gang, PauseGivesFreshThreads) {
   constexpr unsigned n = 4;
   Who w{};
-  poolshim::core::team::run(n, who, &w);
-  EXPECT_EQ(poolshim::core::team::pause(), 0);
+  poolshim::core::gang::run(n, who, &w, kPreferring);
+  EXPECT_EQ(poolshim::core::gang::pause(100L * 1000 * 1000), 0);
   Who after{};
-  poolshim::core::team::run(n, who, &after);
+  poolshim::core::gang::run(n, who, &after, kPreferring);
   for (unsigned i = 1; i < n; ++i) EXPECT_EQ(after.marked[i], 0) << i;
 }
 

@@ -1,0 +1,191 @@
+// Gangs (gang.h): a caller's gang from start to join, its preferences, pause.
+//
+// Who waits: the caller, for its seats to be claimed (spinning: start() returns once every member
+// runs) and for its members to return (core/wait.h: spinning, then on the done counter's futex).
+// Pool workers are woken through workers::wake(); gang threads sleep on their own epoch
+// (gang_threads.cpp).
+#include "core/gang.h"
+
+#include <pthread.h>
+#include <time.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "base/assert.h"
+#include "base/clock.h"
+#include "core/futex.h"
+#include "core/gang_seats.h"
+#include "core/gang_threads.h"
+#include "core/servers.h"
+#include "core/size.h"
+#include "core/tls.h"
+#include "core/wait.h"
+#include "core/workers.h"
+
+namespace poolshim::core::gang {
+namespace {
+
+using base::now_ns;
+
+// How long open seats wait for idle pool workers (woken) before gang threads serve them, and how
+// long the caller waits before it looks again after it started none.
+constexpr long kSeatWaitNs = 200 * 1000;
+// ... and after it started some (a new thread's first run).
+constexpr long kStartedWaitNs = 1000 * 1000;
+// How long open seats wait for the threads that will come (servers::idle(): pool workers and gang
+// threads alive and not busy, or starting) before gang threads beyond the budget serve them. A
+// worker started by this gang can take longer than the short wait to run for the first time; a
+// gang thread started for its seat instead stays, and then spins beside it on a machine that has
+// no core for either (docs/openmp.md).
+constexpr long kIdleWaitNs = 100L * 1000 * 1000;
+// How long the caller spins for its members before it sleeps (as long as 20000 pauses took on the
+// machines measured: docs/scheduler.md, "One wait policy").
+constexpr long kJoinSpinNs = 500 * 1000;
+// How often pause() looks whether the threads it ends have ended.
+constexpr long kPausePollNs = 100 * 1000;
+
+// A caller's preferences: who served its seats last time (under that pause count).
+struct Owners {
+  uint32_t id[kAffine];
+  uint32_t pause;
+};
+POOLSHIM_FAST_TLS thread_local Owners t_owners{};
+
+// The seats' preferred ids for the caller's next gang of `affine` affine seats, from who served
+// them last time (unless a pause came since, or the thread is busy now); true if any.
+bool preferences(unsigned affine, const Policy& policy, uint32_t* pref) {
+  Owners& own = t_owners;
+  if (own.pause != servers::pauses()) {
+    own = Owners{};
+    own.pause = servers::pauses();
+  }
+  bool prefs = false;
+  for (unsigned i = 1; i < affine; ++i) {
+    uint32_t id = policy.prefer_ns > 0 ? own.id[i] : 0;
+    if (servers::busy(id)) id = 0;
+    pref[i] = id;
+    prefs |= id != 0;
+  }
+  return prefs;
+}
+
+// Waits until every seat of s's gang is claimed: preferred seats wait up to prefer_ns for their
+// threads (or until one went busy), then open to all; seats left after kSeatWaitNs get gang
+// threads (fill_with_gang_threads), looked at again every kSeatWaitNs (kStartedWaitNs after
+// starting some).
+void await_seats(Slot& s, unsigned n, unsigned affine, bool prefs, long prefer_ns,
+                 size_t pool_workers) {
+  const long t0 = now_ns();
+  long deadline = t0 + (prefs ? prefer_ns : kSeatWaitNs);
+  long opened = t0;  // when the seats opened to any thread
+  bool open = !prefs;
+  while (unclaimed(s, n) != 0) {
+    if (!open && preferred_busy(s, affine)) deadline = 0;  // its thread took other work
+    const long now = now_ns();
+    if (now > deadline) {
+      if (!open) {
+        open = true;
+        opened = now;
+        s.open_all.store(true, std::memory_order_seq_cst);
+        if (pool_workers > 0) workers::wake(pool_workers);
+        wake_gang_threads();
+        deadline = now_ns() + kSeatWaitNs;
+      } else {
+        unsigned started = fill_with_gang_threads(s, n, now - opened < kIdleWaitNs);
+        // Threads that will come were left seats: look again after a while (they may take
+        // other work meanwhile); longer after starting threads (their first run).
+        deadline = now_ns() + (started != 0 ? kStartedWaitNs : kSeatWaitNs);
+      }
+    }
+    cpu_relax();
+  }
+}
+
+}  // namespace
+
+bool serve_one() {
+  if (servers::retire_if_paused()) pthread_exit(nullptr);  // worker_main forgets the thread
+  return serve_any();
+}
+
+size_t extra_threads() { return started_threads(); }
+
+void note_worker(bool alive) { servers::set_alive(servers::my_id(), alive); }
+
+void note_pool_call(bool in_call) { servers::set_busy(servers::id_if_any(), in_call); }
+
+Gang start(unsigned n, MemberFn fn, void* ctx, const Policy& policy) {
+  Gang g;
+  if (n <= 1) return g;
+  if (n > kMaxMembers) n = kMaxMembers;
+  Slot* s;
+  // More concurrent gangs than slots is rare; a slot frees as soon as its gang's members
+  // returned, and gangs never wait on each other, so this wait ends.
+  while ((s = take_slot()) == nullptr) cpu_relax();
+  const unsigned affine = n < kAffine ? n : kAffine;
+  uint32_t pref[kAffine] = {};
+  const bool prefs = preferences(affine, policy, pref);
+  open_slot(*s, n, fn, ctx, pref, prefs);
+  // Pool workers only up to the pool's size (workers.h: budget - 1); gang threads do the rest.
+  // With preferences every worker is woken: futex_wake picks sleepers at random.
+  size_t pool_workers = pool_size() > 1 ? pool_size() - 1 : 0;
+  if (pool_workers > 0) {
+    workers::ensure(n - 1 < pool_workers ? n - 1 : pool_workers);
+    workers::wake(prefs ? pool_workers : n - 1);
+  }
+  if (started_threads() != 0) wake_gang_threads();
+  // Give idle workers a moment to take the seats (they spin on the pool's epoch, or wake from
+  // its futex), then start gang threads for what is left.
+  await_seats(*s, n, affine, prefs, policy.prefer_ns, pool_workers);
+  g.slot = s;
+  g.n = n;
+  return g;
+}
+
+void join(const Gang& g) {
+  if (g.slot == nullptr) return;
+  Slot* s = static_cast<Slot*>(g.slot);
+  const uint32_t others = g.n - 1;
+  wait::await(s->done, wait::SleepFlag<uint32_t>{s->caller_asleep}, kJoinSpinNs,
+              [others](uint32_t done) { return done >= others; });
+  // Who served each seat: the next gang of this caller prefers them.
+  Owners& own = t_owners;
+  unsigned affine = g.n < kAffine ? g.n : kAffine;
+  for (unsigned i = 1; i < affine; ++i) own.id[i] = s->claimer[i].load(std::memory_order_relaxed);
+  close_slot(*s);
+}
+
+int pause(long wait_ns) {
+  const uint32_t count = servers::begin_pause();
+  t_owners = Owners{};
+  t_owners.pause = count;
+  // Wake every thread that may have served a seat, and give them a moment to end (libgomp
+  // joins its threads); a thread busy elsewhere ends when it next looks for a seat.
+  const long deadline = now_ns() + wait_ns;
+  while (servers::served_threads() != 0 && now_ns() < deadline) {
+    workers::wake(workers::count());
+    wake_gang_threads();
+    struct timespec ts = {0, kPausePollNs};
+    nanosleep(&ts, nullptr);
+  }
+  return 0;
+}
+
+void run(unsigned n, MemberFn fn, void* ctx, const Policy& policy) {
+  Gang g = start(n, fn, ctx, policy);
+  fn(ctx, 0);
+  join(g);
+}
+
+void atfork_prepare() {}
+void atfork_parent() {}
+
+void atfork_child() {
+  seats_atfork_child();
+  threads_atfork_child();
+  servers::atfork_child();
+  t_owners = Owners{};  // the parent's threads are not the child's
+}
+
+}  // namespace poolshim::core::gang

@@ -1,0 +1,182 @@
+// Seats and their claims (gang_seats.h).
+#include "core/gang_seats.h"
+
+#include "base/assert.h"
+#include "core/futex.h"
+#include "core/servers.h"
+#include "core/tls.h"
+
+namespace poolshim::core::gang {
+namespace {
+
+Slot g_slots[kSlots];
+// Gangs open (a fast check for idle workers). Written by callers, read by everyone.
+std::atomic<uint32_t> g_open{0};
+// The generation of each slot's gang this thread last served a seat of: a thread serves one
+// seat per gang, as each member of a libgomp team is its own thread (threadprivate data).
+POOLSHIM_FAST_TLS thread_local uint32_t t_gang_served[kSlots];
+
+void run_seat(Slot& s, MemberFn fn, void* ctx, unsigned seat) {
+  t_gang_served[&s - g_slots] = gen_of(s.word.load(std::memory_order_relaxed));
+  servers::note_served();
+  const uint32_t id = servers::my_id();
+  if (seat < kAffine) s.claimer[seat].store(id, std::memory_order_relaxed);
+  servers::set_busy(id, true);
+  fn(ctx, seat);
+  servers::set_busy(id, false);
+  s.done.fetch_add(1, std::memory_order_seq_cst);
+  if (s.caller_asleep.load(std::memory_order_seq_cst)) futex_wake(&s.done, 1);
+}
+
+// A seat below kAffine of slot s that this thread may claim: one preferred for it (*mine), else
+// the first one open to it; kAffine when none. m: the mask read.
+unsigned pick_seat(Slot& s, uint64_t m, uint32_t id, bool* mine) {
+  uint32_t free = ~static_cast<uint32_t>(m);
+  bool open = s.open_all.load(std::memory_order_relaxed);
+  unsigned any = kAffine;
+  while (free != 0) {
+    unsigned i = static_cast<unsigned>(__builtin_ctz(free));
+    free &= free - 1;
+    uint32_t p = s.pref[i].load(std::memory_order_relaxed);
+    if (p == id) return *mine = true, i;
+    if (any == kAffine && (p == 0 || open)) any = i;
+  }
+  *mine = false;
+  return any;
+}
+
+// Claims seat i of s's gang (mask m read for generation gen) and runs it; false if the claim
+// lost (the caller reads again).
+bool claim_affine(Slot& s, uint64_t m, unsigned i) {
+  MemberFn fn = s.fn.load(std::memory_order_relaxed);
+  void* ctx = s.ctx.load(std::memory_order_relaxed);
+  if (!s.mask.compare_exchange_strong(m, m | (uint64_t{1} << i), std::memory_order_acq_rel,
+                                      std::memory_order_acquire))
+    return false;
+  POOLSHIM_ASSERT(i != 0);  // seat 0 is the caller's, claimed from the start
+  run_seat(s, fn, ctx, i);
+  return true;
+}
+
+// Claims and runs one seat from kAffine on of slot s (in order); true if it ran one.
+bool serve_overflow(Slot& s) {
+  uint64_t w = s.word.load(std::memory_order_acquire);
+  while (members_of(w) != 0 && seat_of(w) < members_of(w)) {
+    MemberFn fn = s.fn.load(std::memory_order_relaxed);
+    void* ctx = s.ctx.load(std::memory_order_relaxed);
+    if (s.word.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel,
+                                     std::memory_order_acquire)) {
+      POOLSHIM_ASSERT(seat_of(w) >= kAffine);  // the seats below are claimed in the mask
+      run_seat(s, fn, ctx, seat_of(w));
+      return true;
+    }
+  }
+  return false;
+}
+
+// Where one look over the slots found a seat for this thread.
+struct Pick {
+  Slot* slot = nullptr;  // the first gang with a seat open to this thread
+  uint64_t mask = 0;
+  unsigned seat = kAffine;  // kAffine: a seat from kAffine on
+};
+
+// One look over the open gangs: claims and runs a seat preferred for `id` (served), or says
+// where the first seat open to it is (pick), or that a claim was lost (look again).
+enum class Look { served, lost, pick, none };
+Look look_once(uint32_t id, Pick* pick) {
+  for (Slot& s : g_slots) {
+    uint64_t w = s.word.load(std::memory_order_acquire);
+    if (members_of(w) == 0 || t_gang_served[&s - g_slots] == gen_of(w)) continue;
+    uint64_t m = s.mask.load(std::memory_order_acquire);
+    if (gen_of(m) == gen_of(w) && (m & kAllSeats) != kAllSeats) {
+      bool mine;
+      unsigned i = pick_seat(s, m, id, &mine);
+      if (mine) return claim_affine(s, m, i) ? Look::served : Look::lost;
+      if (i < kAffine && pick->slot == nullptr) *pick = Pick{&s, m, i};
+    }
+    if (pick->slot == nullptr && seat_of(w) < members_of(w)) *pick = Pick{&s, 0, kAffine};
+  }
+  return pick->slot != nullptr ? Look::pick : Look::none;
+}
+
+}  // namespace
+
+bool any_open() { return g_open.load(std::memory_order_acquire) != 0; }
+
+bool serve_any() {
+  if (!any_open()) return false;
+  const uint32_t id = servers::my_id();
+  for (int retry = 0; retry < 64; ++retry) {
+    Pick pick;
+    const Look look = look_once(id, &pick);
+    if (look == Look::served) return true;
+    if (look == Look::lost) continue;
+    if (look == Look::none) return false;
+    if (pick.seat == kAffine ? serve_overflow(*pick.slot)
+                             : claim_affine(*pick.slot, pick.mask, pick.seat))
+      return true;
+  }
+  return false;
+}
+
+Slot* take_slot() {
+  for (Slot& s : g_slots) {
+    bool expected = false;
+    if (!s.taken.load(std::memory_order_relaxed) &&
+        s.taken.compare_exchange_strong(expected, true, std::memory_order_acquire))
+      return &s;
+  }
+  return nullptr;
+}
+
+uint32_t open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const uint32_t* pref, bool prefs) {
+  POOLSHIM_ASSERT(s.taken.load(std::memory_order_relaxed) && n >= 2 && n <= kMaxMembers);
+  const uint32_t gen = gen_of(s.word.load(std::memory_order_relaxed)) + 1;
+  const unsigned affine = n < kAffine ? n : kAffine;
+  for (unsigned i = 1; i < affine; ++i) s.pref[i].store(pref[i], std::memory_order_relaxed);
+  // Seat 0 (the caller) and the seats past the team are claimed from the start.
+  uint64_t claimed = (affine == kAffine ? 0 : (~uint64_t{0} << affine) & kAllSeats) | 1;
+  s.open_all.store(!prefs, std::memory_order_relaxed);
+  s.fn.store(fn, std::memory_order_relaxed);
+  s.ctx.store(ctx, std::memory_order_relaxed);
+  s.done.store(0, std::memory_order_relaxed);
+  s.mask.store((uint64_t{gen} << 32) | claimed, std::memory_order_relaxed);
+  s.word.store(pack(gen, n, n > kAffine ? kAffine : n), std::memory_order_release);
+  g_open.fetch_add(1, std::memory_order_seq_cst);
+  return gen;
+}
+
+void close_slot(Slot& s) {
+  uint64_t w = s.word.load(std::memory_order_relaxed);
+  POOLSHIM_ASSERT(members_of(w) != 0 && unclaimed(s, members_of(w)) == 0);
+  POOLSHIM_ASSERT(s.done.load(std::memory_order_relaxed) == members_of(w) - 1);
+  s.word.store(w & ~uint64_t{0xffffffff}, std::memory_order_release);  // members 0: closed
+  g_open.fetch_sub(1, std::memory_order_seq_cst);
+  s.taken.store(false, std::memory_order_release);
+}
+
+unsigned unclaimed(const Slot& s, unsigned members) {
+  uint32_t free = ~static_cast<uint32_t>(s.mask.load(std::memory_order_acquire));
+  unsigned next = seat_of(s.word.load(std::memory_order_acquire));
+  return static_cast<unsigned>(__builtin_popcount(free)) + (next < members ? members - next : 0);
+}
+
+bool preferred_busy(const Slot& s, unsigned affine) {
+  uint64_t m = s.mask.load(std::memory_order_relaxed);
+  for (unsigned i = 1; i < affine; ++i) {
+    if ((m >> i) & 1) continue;
+    if (servers::busy(s.pref[i].load(std::memory_order_relaxed))) return true;
+  }
+  return false;
+}
+
+void seats_atfork_child() {
+  for (Slot& s : g_slots) {
+    s.word.store(0, std::memory_order_relaxed);
+    s.taken.store(false, std::memory_order_relaxed);
+  }
+  g_open.store(0, std::memory_order_relaxed);
+}
+
+}  // namespace poolshim::core::gang

@@ -1,0 +1,76 @@
+// The seats of open gangs (gang.h) and their claims.
+//
+// A fixed table of gang slots in static storage, so a thread that read a slot never touches freed
+// memory. Seats below kAffine are claimed in a mask word {generation:32, claimed seats:32} (bit i:
+// seat i; seat 0 and the seats past the team are set from the start), the rest in order through
+// the slot's word {generation:32, members:16, next seat:16}; both claims are compare-exchanges
+// that keep the generation, so a claim can only succeed on the gang that was read. The caller
+// writes fn, ctx, the preferences and the mask before it publishes the word (release); a claimer
+// reads them after its acquire load and uses them only if its claim succeeds (acq_rel). The slot
+// is reused only after its caller saw every seat claimed and every member done, which happens
+// after each claimer's reads.
+//
+// Preferences (gang.h, Policy): a seat with a preferred server id is only for that thread until
+// the slot's open_all is raised; a server looks for a seat preferred for it in every open gang
+// before it takes any other, and serves one seat per gang.
+#pragma once
+#include <atomic>
+#include <cstdint>
+
+#include "core/gang.h"
+
+namespace poolshim::core::gang {
+#pragma GCC visibility push(hidden)
+
+constexpr unsigned kSlots = 32;
+constexpr unsigned kAffine = 32;  // seats with a preferred thread (the mask's bits)
+constexpr uint64_t kAllSeats = 0xffffffffu;
+
+struct Slot {
+  // {generation:32, members:16, next seat:16}; members == 0: the slot is closed. Written by the
+  // caller (open, close: release) and by claimers (next seat, from kAffine on: acq_rel CAS).
+  std::atomic<uint64_t> word{0};
+  // {generation:32, claimed seats below kAffine:32}: written by the caller before it opens the
+  // slot, then by claimers (acq_rel CAS).
+  std::atomic<uint64_t> mask{0};
+  std::atomic<uint32_t> pref[kAffine];     // the seat's preferred server id (0: none); caller
+  std::atomic<uint32_t> claimer[kAffine];  // who claimed it: written before the member's done
+  std::atomic<bool> open_all{false};       // preferences lifted (the wait ran out)
+  std::atomic<MemberFn> fn{nullptr};       // written by the caller before it opens the slot
+  std::atomic<void*> ctx{nullptr};
+  std::atomic<uint32_t> done{0};           // members (other than 0) that returned; futex word
+  std::atomic<uint32_t> caller_asleep{0};  // the caller sleeps on done: members wake it
+  std::atomic<bool> taken{false};          // owned by a caller between start() and join()
+};
+
+inline uint32_t gen_of(uint64_t w) { return static_cast<uint32_t>(w >> 32); }
+constexpr uint64_t pack(uint32_t gen, unsigned members, unsigned seat) {
+  return (uint64_t{gen} << 32) | (uint64_t{members & 0xffff} << 16) | (seat & 0xffff);
+}
+inline unsigned members_of(uint64_t w) { return static_cast<unsigned>((w >> 16) & 0xffff); }
+inline unsigned seat_of(uint64_t w) { return static_cast<unsigned>(w & 0xffff); }
+
+// A free slot, owned by the calling caller until release_slot(); nullptr when all are taken.
+Slot* take_slot();
+// Opens slot s's gang of n members: fn, ctx, the seats' preferred ids (pref[1..affine)), then the
+// word (release). Returns the gang's generation.
+uint32_t open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const uint32_t* pref, bool prefs);
+// Closes the slot after every member returned, and frees it.
+void close_slot(Slot& s);
+
+// Seats nobody has claimed yet.
+unsigned unclaimed(const Slot& s, unsigned members);
+// Whether an unclaimed seat waits for a thread that went busy since the gang opened (it joined a
+// pool call or another gang): the gang then opens its seats to any thread at once.
+bool preferred_busy(const Slot& s, unsigned affine);
+
+// One seat of any open gang, a seat preferred for the calling thread first; true if it ran one.
+bool serve_any();
+// Whether some gang is open.
+bool any_open();
+
+// fork(): every slot closed and free.
+void seats_atfork_child();
+
+#pragma GCC visibility pop
+}  // namespace poolshim::core::gang

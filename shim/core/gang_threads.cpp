@@ -1,0 +1,100 @@
+// Gang threads beyond the budget (gang_threads.h).
+#include "core/gang_threads.h"
+
+#include <atomic>
+
+#include "base/clock.h"
+#include "core/futex.h"
+#include "core/servers.h"
+#include "core/thread_start.h"
+#include "core/wait.h"
+#include "diag/log.h"
+
+namespace poolshim::core::gang {
+namespace {
+
+using base::now_ns;
+
+// Bumped when a gang needs gang threads; they sleep on it.
+std::atomic<uint32_t> g_gang_epoch{0};
+std::atomic<uint32_t> g_gang_sleepers{0};
+// Gang threads started and not yet looking for seats (fill_with_gang_threads counts them coming).
+std::atomic<uint32_t> g_gang_starting{0};
+std::atomic<size_t> g_extra{0};  // gang threads started (workers beyond the budget)
+
+// How long a gang that starts gang threads first lets the idle ones (just woken) take seats.
+constexpr long kWokenClaimNs = 20 * 1000;
+
+// A gang thread: serve seats; spin like a pool worker, then sleep on the gang epoch.
+void* gang_thread_main(void*) {
+  const uint32_t id = servers::my_id();
+  servers::set_alive(id, true);
+  g_gang_starting.fetch_sub(1, std::memory_order_relaxed);
+  for (;;) {
+    const uint32_t seen = g_gang_epoch.load(std::memory_order_acquire);
+    if (servers::retire_if_paused()) {
+      servers::set_alive(id, false);
+      return nullptr;
+    }
+    if (serve_any()) continue;
+    auto moved = [&] { return g_gang_epoch.load(std::memory_order_relaxed) != seen; };
+    if (wait::spin_for(wait::kSpinNs, moved)) continue;
+    wait::sleep_on(g_gang_epoch, seen, wait::SleepCount{g_gang_sleepers});
+  }
+  return nullptr;
+}
+
+// Starts one gang thread (signals blocked, as pool workers); false when pthread_create fails.
+bool start_gang_thread() {
+  g_gang_starting.fetch_add(1, std::memory_order_relaxed);  // before the thread can subtract it
+  int err;
+  {
+    SignalsBlocked blocked;
+    err = start_detached(gang_thread_main, "poolshim-team");
+  }
+  if (err != 0) {
+    g_gang_starting.fetch_sub(1, std::memory_order_relaxed);
+    return false;
+  }
+  size_t n = g_extra.fetch_add(1, std::memory_order_relaxed) + 1;
+  diag::log_once(diag::LogSite::team_extra_threads, diag::LogLevel::info,
+                 "team: no idle pool worker for a team's seat; started a team thread beyond the "
+                 "budget, as libgomp would (%zu so far; poolshim info counts them)",
+                 n);
+  return true;
+}
+
+}  // namespace
+
+void wake_gang_threads() {
+  g_gang_epoch.fetch_add(1, std::memory_order_seq_cst);
+  if (g_gang_sleepers.load(std::memory_order_seq_cst) != 0) futex_wake(&g_gang_epoch, 1 << 30);
+}
+
+unsigned fill_with_gang_threads(Slot& s, unsigned members, bool discount_idle) {
+  wake_gang_threads();
+  const long deadline = now_ns() + kWokenClaimNs;
+  while (now_ns() < deadline && unclaimed(s, members) != 0) cpu_relax();
+  size_t idle = 0;
+  if (discount_idle) {
+    idle = servers::idle();
+    size_t returned = s.done.load(std::memory_order_acquire);
+    idle = idle > returned ? idle - returned : 0;
+  }
+  size_t coming = g_gang_starting.load(std::memory_order_relaxed) + idle;
+  unsigned open = unclaimed(s, members);
+  open = coming >= open ? 0 : open - static_cast<unsigned>(coming);
+  unsigned started = 0;
+  while (started < open && start_gang_thread()) ++started;
+  return started;
+}
+
+size_t started_threads() { return g_extra.load(std::memory_order_relaxed); }
+
+void threads_atfork_child() {
+  g_gang_sleepers.store(0, std::memory_order_relaxed);
+  g_gang_starting.store(0, std::memory_order_relaxed);
+  g_extra.store(0, std::memory_order_relaxed);
+}
+
+}  // namespace poolshim::core::gang

@@ -1,0 +1,31 @@
+// Gang threads: started for seats no pool worker took (all busy, or the budget is smaller than
+// the team), as libgomp would start them, and kept for later gangs (counted: extra_threads()).
+// They serve seats only; between gangs they wait as pool workers do (core/wait.h), on an epoch of
+// their own.
+#pragma once
+#include <cstddef>
+
+#include "core/gang_seats.h"
+
+namespace poolshim::core::gang {
+#pragma GCC visibility push(hidden)
+
+// Wakes every gang thread to look for seats.
+void wake_gang_threads();
+
+// Seats of slot s's gang of `members` nobody claimed after the wait: starts gang threads for them
+// (idle ones are woken first), but no more than seats are left beyond the threads that will look
+// for one soon: gang threads starting, and (discount_idle) idle pool workers and gang threads,
+// less the members that already returned (idle again, perhaps, but a thread serves one seat of a
+// gang). Returns how many it started; the caller looks again after a while (those threads may
+// have gone to other work meanwhile).
+unsigned fill_with_gang_threads(Slot& s, unsigned members, bool discount_idle);
+
+// Gang threads started since start (or the last fork).
+size_t started_threads();
+
+// fork(): the child has none of the parent's gang threads.
+void threads_atfork_child();
+
+#pragma GCC visibility pop
+}  // namespace poolshim::core::gang
