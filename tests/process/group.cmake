@@ -3,14 +3,12 @@
 # the busy threads it samples from /proc, the info API, `poolshim info` and stderr.
 poolshim_missing(_why PYTHON CLI)
 if(_why)
-  poolshim_skipped_test(process.group.skipped "${_why}")
+  poolshim_process_test(group skipped SKIPPED "${_why}")
   return()
 endif()
 foreach(_scenario bound kill foreign garbage)
-  add_test(NAME process.group.${_scenario}
+  poolshim_process_test(group ${_scenario}
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/group_driver.py
       --bin $<TARGET_FILE_DIR:group_host> ${_scenario})
-  set_tests_properties(process.group.${_scenario} PROPERTIES TIMEOUT 120
-    LABELS "process;group")
   add_dependencies(group_host poolshim_cli)
 endforeach()
