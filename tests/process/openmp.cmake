@@ -37,13 +37,21 @@ if(TARGET poolshim_cli)
 endif()
 
 # process.openmp.team_threads: teams beyond the budget get their threads (POOLSHIM_OPENMP=shim),
-# counted in poolshim_info.team_threads, `poolshim info --pid` and poolshim.info(), logged once.
+# counted in poolshim_info.team_threads and `poolshim info --pid`, logged once;
+# process.openmp.team_threads_torch: and in poolshim.info() inside Debian's PyTorch
+# (POOLSHIM_TORCH_PYTHON; Skipped where torch is not importable).
 if(TARGET poolshim_cli AND TARGET openmp_team_threads)
-  poolshim_process_test(openmp team_threads TIMEOUT 300
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_team_threads.py
-      --shim $<TARGET_FILE:poolshim> --poolshim $<TARGET_FILE:poolshim_cli>
-      --program $<TARGET_FILE:openmp_team_threads> --python ${POOLSHIM_TORCH_PYTHON}
-      --pythonpath ${POOLSHIM_PYTHON_BUILD_DIR})
+  foreach(_part team torch)
+    set(_name team_threads)
+    if(_part STREQUAL torch)
+      set(_name team_threads_torch)
+    endif()
+    poolshim_process_test(openmp ${_name} TIMEOUT 300
+      COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_team_threads.py --part ${_part}
+        --shim $<TARGET_FILE:poolshim> --poolshim $<TARGET_FILE:poolshim_cli>
+        --program $<TARGET_FILE:openmp_team_threads> --python ${POOLSHIM_TORCH_PYTHON}
+        --pythonpath ${POOLSHIM_PYTHON_BUILD_DIR})
+  endforeach()
 endif()
 
 # The suite's runner preloads the shim alone: no sanitizer runtime, so not in sanitizer builds.
