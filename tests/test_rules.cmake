@@ -58,8 +58,8 @@ endfunction()
 #  - SKIPPED: the build lacks what the test needs; the test prints the reason and reports Skipped
 #    (poolshim_skipped_test, label skipped).
 function(poolshim_process_test group name)
-  cmake_parse_arguments(ARG "TSAN;TIMING;RUN_SERIAL" "TIMEOUT;SKIPPED;PASS_REGULAR_EXPRESSION;FAIL_REGULAR_EXPRESSION"
-    "COMMAND;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "TSAN;TIMING;RUN_SERIAL"
+    "TIMEOUT;SKIPPED;PASS_REGULAR_EXPRESSION;FAIL_REGULAR_EXPRESSION" "COMMAND;LABELS" ${ARGN})
   get_filename_component(_file "${CMAKE_CURRENT_LIST_FILE}" NAME_WE)
   if(NOT group STREQUAL _file)
     message(FATAL_ERROR "poolshim_process_test(${group} ${name}) in ${CMAKE_CURRENT_LIST_FILE}: "
@@ -69,7 +69,8 @@ function(poolshim_process_test group name)
     message(FATAL_ERROR "poolshim_process_test(${group} ${name}): a name is [a-z0-9_-]+")
   endif()
   if(ARG_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "poolshim_process_test(${group} ${name}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
+    message(FATAL_ERROR
+      "poolshim_process_test(${group} ${name}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
   set(_test process.${group}.${name})
   if(DEFINED ARG_SKIPPED)
