@@ -4,7 +4,7 @@
 
 poolshim_missing(_why PYTHON CLI)
 if(_why)
-  poolshim_skipped_test(process.cli.hostile.skipped "${_why}")
+  poolshim_process_test(audit_hostile skipped SKIPPED "${_why}")
   return()
 endif()
 
@@ -12,6 +12,6 @@ set(_hostile ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/audit_hostile.py
   --poolshim $<TARGET_FILE:poolshim_cli> --module ${POOLSHIM_VARIANT_DIR}/variant_default.so
   --python ${Python3_EXECUTABLE})
 foreach(_part files special archives process names big)
-  add_test(NAME process.cli.hostile_${_part} COMMAND ${_hostile} ${_part})
-  set_tests_properties(process.cli.hostile_${_part} PROPERTIES TIMEOUT 300 LABELS "process;cli;hostile")
+  poolshim_process_test(audit_hostile ${_part} COMMAND ${_hostile} ${_part} TIMEOUT 300
+    LABELS cli hostile)
 endforeach()

@@ -7,7 +7,7 @@
 # terminates the process when a worker throws: there is no "without" twin.)
 poolshim_missing(_why PYTHON)
 if(_why)
-  poolshim_skipped_test(process.exceptions.skipped "${_why}")
+  poolshim_process_test(exceptions skipped SKIPPED "${_why}")
   return()
 endif()
 set(_exc_expect)
@@ -16,12 +16,10 @@ foreach(_via run parallel_for)
     list(APPEND _exc_expect --expect exc.${_via}.${_mode}=1 --expect exc.${_via}.${_mode}.ran_ok=1)
   endforeach()
 endforeach()
-add_test(NAME process.exceptions.legacy_run_and_parallel_for
+poolshim_process_test(exceptions legacy_run_and_parallel_for
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/core_driver.py --timeout 60
     --preload $<TARGET_FILE:poolshim> --env POOLSHIM_NUM_THREADS=2 --env LEGACY_ET_NUM_THREADS=2
     ${_exc_expect} --expect exc.run.returned_ok=1 --expect exc.parallel_for.returned_ok=1
     --expect guard.main=0 --expect guard.other=0 --expect guard.main_after=0
     --expect thrown_while_other=40
     -- $<TARGET_FILE:exception_host> ${PROJECT_BINARY_DIR}/lib/module_throw.so)
-set_tests_properties(process.exceptions.legacy_run_and_parallel_for PROPERTIES TIMEOUT 120
-  LABELS "process;exceptions")

@@ -4,7 +4,7 @@
 # of hanging the test.
 poolshim_missing(_why PYTHON)
 if(_why)
-  poolshim_skipped_test(process.fork_exit.skipped "${_why}")
+  poolshim_process_test(fork_exit skipped SKIPPED "${_why}")
   return()
 endif()
 
@@ -13,49 +13,38 @@ set(_fe_shim $<TARGET_FILE:poolshim>)
 set(_fe_lib ${PROJECT_BINARY_DIR}/lib)
 set(_fe_env --preload ${_fe_shim} --env POOLSHIM_NUM_THREADS=2)
 
-# poolshim_fork_exit_test(<name> [WITHOUT_SHIM] [TIMEOUT s] DRIVER ... COMMAND ...): labels
-# process;fork, and tsan (ThreadSanitizer runs it) unless it is a control run WITHOUT_SHIM (the
-# fixtures' own pools on Debian's uninstrumented libpthreadpool, whose races are not ours).
-function(poolshim_fork_exit_test name)
-  cmake_parse_arguments(ARG "WITHOUT_SHIM" "TIMEOUT" "DRIVER;COMMAND" ${ARGN})
-  if(NOT ARG_TIMEOUT)
-    set(ARG_TIMEOUT 60)
-  endif()
-  add_test(NAME process.fork_exit.${name}
-    COMMAND ${Python3_EXECUTABLE} ${_fe_driver} --timeout ${ARG_TIMEOUT} ${ARG_DRIVER} -- ${ARG_COMMAND})
-  math(EXPR _t "${ARG_TIMEOUT} + 30")
-  set(_labels process fork)
-  if(NOT ARG_WITHOUT_SHIM)
-    list(APPEND _labels tsan)
-  endif()
-  set_tests_properties(process.fork_exit.${name} PROPERTIES TIMEOUT ${_t} LABELS "${_labels}")
-endfunction()
+# Each test: core_driver.py with a watchdog of 60 s (more where a test says so) inside CTest's,
+# 30 s longer; labels fork, and tsan (ThreadSanitizer runs it) but for a control run without the
+# shim (the fixtures' own pools on Debian's uninstrumented libpthreadpool, whose races are not
+# ours).
+set(_fe ${Python3_EXECUTABLE} ${_fe_driver} --timeout 60)
 
 # 100 rounds of fork after use, one test per surface the parent used; every child uses every
 # surface. parallel=rounds: in every child a pool worker joined each pthreadpool and poolshim call
 # (the pool works in the child, it did not fall back to serial).
 foreach(_s et ptp api)
-  poolshim_fork_exit_test(fork_after_use_${_s}
-    DRIVER ${_fe_env} --expect rounds=100 --expect wrong=0 --expect hung=0 --expect crashed=0
-      --expect parallel=100
-    COMMAND $<TARGET_FILE:fork_host> after-use-${_s} --rounds 100 ${_fe_lib}/module_a.so)
+  poolshim_process_test(fork_exit fork_after_use_${_s} TSAN LABELS fork TIMEOUT 90
+    COMMAND ${_fe} ${_fe_env} --expect rounds=100 --expect wrong=0 --expect hung=0
+      --expect crashed=0 --expect parallel=100
+    -- $<TARGET_FILE:fork_host> after-use-${_s} --rounds 100 ${_fe_lib}/module_a.so)
 endforeach()
-poolshim_fork_exit_test(fork_during_call
-  DRIVER ${_fe_env} --expect rounds=100 --expect hung=0 --expect parallel=100
-  COMMAND $<TARGET_FILE:fork_host> during-call --rounds 100 ${_fe_lib}/module_a.so)
+poolshim_process_test(fork_exit fork_during_call TSAN LABELS fork TIMEOUT 90
+  COMMAND ${_fe} ${_fe_env} --expect rounds=100 --expect hung=0 --expect parallel=100
+  -- $<TARGET_FILE:fork_host> during-call --rounds 100 ${_fe_lib}/module_a.so)
 # These two depend on the pool's own fork hooks (core::pool_atfork_*) too.
-poolshim_fork_exit_test(fork_during_first_call
-  DRIVER ${_fe_env} --expect rounds=200 --expect hung=0 --expect parallel=200
-  COMMAND $<TARGET_FILE:fork_host> first-call --rounds 200 ${_fe_lib}/module_a.so)
+poolshim_process_test(fork_exit fork_during_first_call TSAN LABELS fork TIMEOUT 90
+  COMMAND ${_fe} ${_fe_env} --expect rounds=200 --expect hung=0 --expect parallel=200
+  -- $<TARGET_FILE:fork_host> first-call --rounds 200 ${_fe_lib}/module_a.so)
 # A fork that lands inside the shim's first-use initialisation, every time: a test hook of the
 # host (poolshim_testing_hold_first_use, shim/base/first_use.h) holds the budget's, the busy
 # count's or the ExecuTorch handle's once routine open while the main thread forks at a random
 # delay; each child calls on every surface from two threads. 200 rounds here;
 # bench/fork_first_use.sh runs 1000.
-poolshim_fork_exit_test(fork_inside_first_use_initialisation TIMEOUT 300
-  DRIVER --preload ${_fe_shim} --env POOLSHIM_NUM_THREADS=4 --expect rounds=200 --expect held=200
+poolshim_process_test(fork_exit fork_inside_first_use_initialisation TSAN LABELS fork TIMEOUT 330
+  COMMAND ${Python3_EXECUTABLE} ${_fe_driver} --timeout 300 --preload ${_fe_shim}
+    --env POOLSHIM_NUM_THREADS=4 --expect rounds=200 --expect held=200
     --expect hung=0 --expect crashed=0 --expect parallel=200
-  COMMAND $<TARGET_FILE:fork_first_use_host> --rounds 200)
+  -- $<TARGET_FILE:fork_first_use_host> --rounds 200)
 # A fork from inside a task, on a worker and on the caller; each child calls from two threads
 # (peak of running items within the budget, every item once, no caller waits for another's
 # call), alone and in a group whose ledger must show the child's share and return to 0. The group
@@ -63,39 +52,42 @@ poolshim_fork_exit_test(fork_inside_first_use_initialisation TIMEOUT 300
 string(MD5 _fe_tree "${PROJECT_BINARY_DIR}")
 string(SUBSTRING "${_fe_tree}" 0 10 _fe_tree)
 foreach(_m worker caller)
-  poolshim_fork_exit_test(fork_from_task_on_${_m}
-    DRIVER --preload ${_fe_shim} --env POOLSHIM_NUM_THREADS=4 --expect rounds=20 --expect ok=20
-    COMMAND $<TARGET_FILE:fork_task_host> ${_m} --rounds 20)
-  poolshim_fork_exit_test(fork_from_task_on_${_m}_in_group
-    DRIVER --preload ${_fe_shim} --env POOLSHIM_NUM_THREADS=4
+  poolshim_process_test(fork_exit fork_from_task_on_${_m} TSAN LABELS fork TIMEOUT 90
+    COMMAND ${_fe} --preload ${_fe_shim} --env POOLSHIM_NUM_THREADS=4 --expect rounds=20
+      --expect ok=20
+    -- $<TARGET_FILE:fork_task_host> ${_m} --rounds 20)
+  poolshim_process_test(fork_exit fork_from_task_on_${_m}_in_group TSAN LABELS fork TIMEOUT 90
+    COMMAND ${_fe} --preload ${_fe_shim} --env POOLSHIM_NUM_THREADS=4
       --env POOLSHIM_GROUP=forktask.${_m}.${_fe_tree} --expect rounds=20 --expect ok=20
       --expect parent_ledger_wrong=0
-    COMMAND $<TARGET_FILE:fork_task_host> ${_m} --rounds 20)
+    -- $<TARGET_FILE:fork_task_host> ${_m} --rounds 20)
 endforeach()
-poolshim_fork_exit_test(fork_during_handle_churn
-  DRIVER ${_fe_env} --expect rounds=400 --expect hung=0 --expect parallel=400
-  COMMAND $<TARGET_FILE:fork_host> handle-churn --rounds 400 ${_fe_lib}/module_a.so)
+poolshim_process_test(fork_exit fork_during_handle_churn TSAN LABELS fork TIMEOUT 90
+  COMMAND ${_fe} ${_fe_env} --expect rounds=400 --expect hung=0 --expect parallel=400
+  -- $<TARGET_FILE:fork_host> handle-churn --rounds 400 ${_fe_lib}/module_a.so)
 
 # Python multiprocessing, fork start method: the fixture extensions (the tests' interpreter) and
 # Debian's PyTorch on XNNPACK/QNNPACK (POOLSHIM_TORCH_PYTHON; skipped without torch).
 set(_fe_mp ${CMAKE_CURRENT_LIST_DIR}/fork_multiprocessing.py)
 poolshim_missing(_why PYTHON_EXTENSIONS)
 if(_why)
-  poolshim_skipped_test(process.fork_exit.multiprocessing_fork_extensions "${_why}")
+  poolshim_process_test(fork_exit multiprocessing_fork_extensions SKIPPED "${_why}")
 else()
-  poolshim_fork_exit_test(multiprocessing_fork_extensions
-    DRIVER ${_fe_env} --env PYTHONPATH=${POOLSHIM_PYTHON_FIXTURE_DIR} --env LEGACY_ET_NUM_THREADS=3
+  poolshim_process_test(fork_exit multiprocessing_fork_extensions TSAN LABELS fork TIMEOUT 90
+    COMMAND ${_fe} ${_fe_env} --env PYTHONPATH=${POOLSHIM_PYTHON_FIXTURE_DIR}
+      --env LEGACY_ET_NUM_THREADS=3
       --expect tasks=24 --expect correct=24 --expect parent_wrong=0
-    COMMAND ${Python3_EXECUTABLE} ${_fe_mp} ext)
+    -- ${Python3_EXECUTABLE} ${_fe_mp} ext)
 endif()
 set(_fe_torch_python ${POOLSHIM_TORCH_PYTHON})  # tests/CMakeLists.txt
 if(EXISTS ${_fe_torch_python})
-  poolshim_fork_exit_test(multiprocessing_fork_torch TIMEOUT 150
-    DRIVER ${_fe_env} --skip-rc ${POOLSHIM_SKIP_RC} --expect tasks=24 --expect correct=24
+  poolshim_process_test(fork_exit multiprocessing_fork_torch TSAN LABELS fork TIMEOUT 180
+    COMMAND ${Python3_EXECUTABLE} ${_fe_driver} --timeout 150 ${_fe_env}
+      --skip-rc ${POOLSHIM_SKIP_RC} --expect tasks=24 --expect correct=24
       --expect parent_wrong=0
-    COMMAND ${_fe_torch_python} ${_fe_mp} torch)
+    -- ${_fe_torch_python} ${_fe_mp} torch)
 else()
-  poolshim_skipped_test(process.fork_exit.multiprocessing_fork_torch
+  poolshim_process_test(fork_exit multiprocessing_fork_torch SKIPPED
     "no interpreter at ${_fe_torch_python} (POOLSHIM_TORCH_PYTHON) to import torch")
 endif()
 
@@ -109,15 +101,18 @@ foreach(_case without_shim preload preload_disable_executorch)
   set(_rounds 100)
   if(_case STREQUAL without_shim)
     set(_rounds 40)  # the legacy pools start and join their threads every round: slower
-    set(_drv WITHOUT_SHIM DRIVER --env POOLSHIM_NUM_THREADS=2)
+    set(_tsan "")  # a control: the fixtures' own pools
+    set(_drv --env POOLSHIM_NUM_THREADS=2)
   elseif(_case STREQUAL preload)
-    set(_drv DRIVER ${_fe_env})
+    set(_tsan TSAN)
+    set(_drv ${_fe_env})
   else()
-    set(_drv DRIVER ${_fe_env} --env POOLSHIM_DISABLE=executorch)
+    set(_tsan TSAN)
+    set(_drv ${_fe_env} --env POOLSHIM_DISABLE=executorch)
   endif()
-  poolshim_fork_exit_test(unload_reload_same_base_${_case}
-    ${_drv} --expect rounds=${_rounds} --expect wrong=0
-    COMMAND $<TARGET_FILE:lifetime_host> ${_rounds} ${_dir} ${_fe_lt})
+  poolshim_process_test(fork_exit unload_reload_same_base_${_case} ${_tsan} LABELS fork TIMEOUT 90
+    COMMAND ${_fe} ${_drv} --expect rounds=${_rounds} --expect wrong=0
+    -- $<TARGET_FILE:lifetime_host> ${_rounds} ${_dir} ${_fe_lt})
 endforeach()
 
 # Exit and unload (exit_host, fixtures/fork/exit_host.cpp).
@@ -129,16 +124,17 @@ foreach(_k host.tls_dtor.api host.tls_dtor.ptp exit_module.tls_dtor exit_module.
     host.atexit.api host.atexit.ptp exit_module.static_dtor)
   list(APPEND _fe_after_main --expect ${_k}.expected!=0)
 endforeach()
-poolshim_fork_exit_test(pool_calls_after_main
-  DRIVER ${_fe_env} --expect-rc 7 ${_fe_after_main}
-  COMMAND $<TARGET_FILE:exit_host> after-main ${_fe_lib}/exit_module.so)
+poolshim_process_test(fork_exit pool_calls_after_main TSAN LABELS fork TIMEOUT 90
+  COMMAND ${_fe} ${_fe_env} --expect-rc 7 ${_fe_after_main}
+  -- $<TARGET_FILE:exit_host> after-main ${_fe_lib}/exit_module.so)
 # exit() while three threads are inside calls on every surface: 20 processes, each status 5.
-poolshim_fork_exit_test(exit_while_threads_in_calls
-  DRIVER ${_fe_env} --expect rounds=20 --expect exit_status_kept=20
-  COMMAND $<TARGET_FILE:exit_host> exit-busy 20 ${_fe_lib}/module_a.so)
+poolshim_process_test(fork_exit exit_while_threads_in_calls TSAN LABELS fork TIMEOUT 90
+  COMMAND ${_fe} ${_fe_env} --expect rounds=20 --expect exit_status_kept=20
+  -- $<TARGET_FILE:exit_host> exit-busy 20 ${_fe_lib}/module_a.so)
 # dlclose of a module that used the shared pool (its static destructor calls the pool) while
 # another module keeps using it: 50 unloads, every destructor ran and was right.
-poolshim_fork_exit_test(dlclose_while_pool_in_use
-  DRIVER ${_fe_env} --expect rounds=50 --expect unload_dtor_calls=50 --expect unload_dtor_wrong=0
+poolshim_process_test(fork_exit dlclose_while_pool_in_use TSAN LABELS fork TIMEOUT 90
+  COMMAND ${_fe} ${_fe_env} --expect rounds=50 --expect unload_dtor_calls=50
+    --expect unload_dtor_wrong=0
     --expect wrong=0 --expect thread_calls_wrong=0
-  COMMAND $<TARGET_FILE:exit_host> dlclose-busy 50 ${_fe_lib}/module_b.so ${_fe_lib}/exit_module.so)
+  -- $<TARGET_FILE:exit_host> dlclose-busy 50 ${_fe_lib}/module_b.so ${_fe_lib}/exit_module.so)

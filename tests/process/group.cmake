@@ -1,16 +1,21 @@
 # POOLSHIM_GROUP: a budget shared by the processes of a group (docs/budget.md). group_driver.py
 # starts real group_host processes (linked against libpoolshim.so, driving the C API) and checks
-# the busy threads it samples from /proc, the info API, `poolshim info` and stderr.
+# the info API, `poolshim info`, stderr and (bound_sampled) the busy threads it samples from
+# /proc: shares of samples, label timing (tests/test_rules.cmake), not in the README's test
+# command.
 poolshim_missing(_why PYTHON CLI)
 if(_why)
-  poolshim_skipped_test(process.group.skipped "${_why}")
+  poolshim_process_test(group skipped SKIPPED "${_why}")
   return()
 endif()
-foreach(_scenario bound kill foreign garbage)
-  add_test(NAME process.group.${_scenario}
+add_dependencies(group_host poolshim_cli)
+foreach(_scenario bound bound-sampled kill foreign garbage)
+  string(REPLACE "-" "_" _name ${_scenario})
+  set(_timing "")
+  if(_scenario STREQUAL "bound-sampled")
+    set(_timing TIMING)
+  endif()
+  poolshim_process_test(group ${_name} ${_timing}
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/group_driver.py
       --bin $<TARGET_FILE_DIR:group_host> ${_scenario})
-  set_tests_properties(process.group.${_scenario} PROPERTIES TIMEOUT 120
-    LABELS "process;group")
-  add_dependencies(group_host poolshim_cli)
 endforeach()

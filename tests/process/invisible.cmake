@@ -3,9 +3,8 @@
 # thread or file descriptor.
 poolshim_missing(_why PYTHON)
 if(_why)
-  poolshim_skipped_test(process.invisible.skipped "${_why}")
+  poolshim_process_test(invisible skipped SKIPPED "${_why}")
   return()
 endif()
-add_test(NAME process.invisible.system_programs
+poolshim_process_test(invisible system_programs TIMEOUT 300
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/invisible.py --shim $<TARGET_FILE:poolshim>)
-set_tests_properties(process.invisible.system_programs PROPERTIES TIMEOUT 300 LABELS "process;invisible")

@@ -3,12 +3,10 @@
 # host needs into a folder nobody can read, so the suite passes from a clone in a 0700 folder.
 poolshim_missing(_why PYTHON)
 if(_why)
-  poolshim_skipped_test(process.nobody.private_build_tree "${_why}")
+  poolshim_process_test(nobody private_build_tree SKIPPED "${_why}")
   return()
 endif()
-add_test(NAME process.nobody.private_build_tree
+poolshim_process_test(nobody private_build_tree
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/nobody_driver.py
     --shim $<TARGET_FILE:poolshim> --host $<TARGET_FILE:legacy_host>
     --linked-host $<TARGET_FILE:legacy_host_linked> --module ${PROJECT_BINARY_DIR}/lib/module_a.so)
-set_tests_properties(process.nobody.private_build_tree PROPERTIES TIMEOUT 120
-  LABELS "process;nobody")

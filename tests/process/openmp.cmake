@@ -13,53 +13,56 @@ if(_why OR NOT TARGET openmp_program)
   if(NOT _why)
     set(_why "no OpenMP compiler support for the fixture")
   endif()
-  poolshim_skipped_test(process.openmp.skipped "${_why}")
+  poolshim_process_test(openmp skipped SKIPPED "${_why}")
   return()
 endif()
 
-add_test(NAME process.openmp.forward
+poolshim_process_test(openmp forward TIMEOUT 300
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_driver.py
     --shim $<TARGET_FILE:poolshim> --program $<TARGET_FILE:openmp_program>)
-set_tests_properties(process.openmp.forward PROPERTIES TIMEOUT 300 LABELS "process;openmp")
 
 # Tasks (openmp_tasks_driver.py): task reductions, taskloop, omp_in_final, natively too.
-add_test(NAME process.openmp.tasks
+poolshim_process_test(openmp tasks TIMEOUT 300
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_tasks_driver.py
     --shim $<TARGET_FILE:poolshim> --program $<TARGET_FILE:openmp_tasks>)
-set_tests_properties(process.openmp.tasks PROPERTIES TIMEOUT 300 LABELS "process;openmp")
 
 # process.openmp.copies: copies of libgomp's ABI the preload can or cannot reach (a renamed
 # libgomp as wheels vendor it, a module's own runtime hidden, -Bsymbolic or exported, libgomp.a
 # in the executable), built at test time; audit and the log name each with its reason.
 if(TARGET poolshim_cli)
-  add_test(NAME process.openmp.copies
+  poolshim_process_test(openmp copies TIMEOUT 300
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_copies.py
       --shim $<TARGET_FILE:poolshim> --poolshim $<TARGET_FILE:poolshim_cli>
       --cc ${CMAKE_C_COMPILER} --fixtures ${PROJECT_SOURCE_DIR}/tests/fixtures/openmp/copies)
-  set_tests_properties(process.openmp.copies PROPERTIES TIMEOUT 300 LABELS "process;openmp")
 endif()
 
 # process.openmp.team_threads: teams beyond the budget get their threads (POOLSHIM_OPENMP=shim),
-# counted in poolshim_info.team_threads, `poolshim info --pid` and poolshim.info(), logged once.
+# counted in poolshim_info.team_threads and `poolshim info --pid`, logged once;
+# process.openmp.team_threads_torch: and in poolshim.info() inside Debian's PyTorch
+# (POOLSHIM_TORCH_PYTHON; Skipped where torch is not importable).
 if(TARGET poolshim_cli AND TARGET openmp_team_threads)
-  add_test(NAME process.openmp.team_threads
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_team_threads.py
-      --shim $<TARGET_FILE:poolshim> --poolshim $<TARGET_FILE:poolshim_cli>
-      --program $<TARGET_FILE:openmp_team_threads> --python ${POOLSHIM_TORCH_PYTHON}
-      --pythonpath ${POOLSHIM_PYTHON_BUILD_DIR})
-  set_tests_properties(process.openmp.team_threads PROPERTIES TIMEOUT 300 LABELS "process;openmp")
+  foreach(_part team torch)
+    set(_name team_threads)
+    if(_part STREQUAL torch)
+      set(_name team_threads_torch)
+    endif()
+    poolshim_process_test(openmp ${_name} TIMEOUT 300
+      COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_team_threads.py --part ${_part}
+        --shim $<TARGET_FILE:poolshim> --poolshim $<TARGET_FILE:poolshim_cli>
+        --program $<TARGET_FILE:openmp_team_threads> --python ${POOLSHIM_TORCH_PYTHON}
+        --pythonpath ${POOLSHIM_PYTHON_BUILD_DIR})
+  endforeach()
 endif()
 
 # The suite's runner preloads the shim alone: no sanitizer runtime, so not in sanitizer builds.
 file(GLOB _gcc_tarball /usr/src/gcc-12/gcc-12*.tar.xz)
 if(_gcc_tarball AND NOT POOLSHIM_SANITIZE)
-  add_test(NAME process.openmp.libgomp_subset
+  poolshim_process_test(openmp libgomp_subset TIMEOUT 900
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/libgomp_suite.py
       --shim $<TARGET_FILE:poolshim> --work ${PROJECT_BINARY_DIR}/libgomp-subset --subset 16 --native
       --timeout 60)
-  set_tests_properties(process.openmp.libgomp_subset PROPERTIES TIMEOUT 900 LABELS "process;openmp")
 else()
-  poolshim_skipped_test(process.openmp.libgomp_subset
+  poolshim_process_test(openmp libgomp_subset SKIPPED
     "no GCC tarball under /usr/src/gcc-12 (scripts/deps.sh openmp), or a sanitizer build")
 endif()
 
@@ -67,8 +70,7 @@ endif()
 # schedule, long and ull, up and down; doacross; scan; lastprivate(conditional); the old
 # combined starts) prints the same lines natively (the default) as with libgomp.
 if(TARGET openmp_loops)
-  add_test(NAME process.openmp.loops
+  poolshim_process_test(openmp loops TIMEOUT 300
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_loops_driver.py
       --shim $<TARGET_FILE:poolshim> --program $<TARGET_FILE:openmp_loops>)
-  set_tests_properties(process.openmp.loops PROPERTIES TIMEOUT 300 LABELS "process;openmp")
 endif()

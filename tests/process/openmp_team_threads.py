@@ -3,13 +3,21 @@ POOLSHIM_OPENMP=shim, a team larger than the pool's idle workers still gets its 
 libgomp would create them. tests/fixtures/openmp/team_threads.c runs teams of OMP_NUM_THREADS=4
 on a budget of 2 (POOLSHIM_NUM_THREADS=2). Checks: the team has 4 members; the threads are
 counted (poolshim_info.team_threads, at least 2: the pool has one worker) and are the threads
-named poolshim-team; the log says so once; `poolshim info --pid` (text and --json) shows them;
-poolshim.info() in Python shows them too (Debian's PyTorch running an aten op at 4 threads;
-left out when torch is not importable). Without the shim the program's team is 4 and the field
-reads -1 (no shim); forwarding to libgomp starts none; a team of 2 on the budget of 2 starts
-none either (its first region waits for the worker it starts)."""
+named poolshim-team; the log says so once; `poolshim info --pid` (text and --json) shows them.
+Without the shim the program's team is 4 and the field reads -1 (no shim); forwarding to libgomp
+starts none; a team of 2 on the budget of 2 starts none either (its first region waits for the
+worker it starts).
+
+usage: openmp_team_threads.py [--part team|torch] --shim SO --poolshim CMD --program EXE
+                              --python PY --pythonpath DIR
+  team   (default) the checks above;
+  torch  poolshim.info() in Python shows the team threads too: Debian's PyTorch (PY) running an
+         aten op at 4 threads on a budget of 2. Skipped (exit 77, with the reason) when PY does
+         not exist or cannot import torch.
+"""
 import argparse
 import json
+import os
 import re
 import subprocess
 
@@ -37,7 +45,7 @@ def run_host(a, env, pid_check=False):
     return line_of(first), text, info
 
 
-def body(a):
+def team(a):
     # A team that fits the budget starts no thread beyond it, the first region included: the
     # worker that region starts is waited for (a gang thread started instead stayed and spun
     # beside it for the process's life, 1 run in 2). Five processes, each a first region.
@@ -75,6 +83,10 @@ def body(a):
     j = json.loads(info.stdout) if info.returncode == 0 else {}
     pu.check(j.get("team_threads") == named, f"poolshim info --json --pid: team_threads ({j.get('team_threads')})")
 
+
+def torch(a):
+    if not os.path.exists(a.python):
+        pu.skip(f"no interpreter at {a.python} (POOLSHIM_TORCH_PYTHON) to import torch")
     probe = ("import torch, json, poolshim\n"
              "torch.set_num_threads(4)\n"
              "for _ in range(3): torch.sigmoid(torch.randn(1 << 20))\n"
@@ -83,8 +95,7 @@ def body(a):
                POOLSHIM_OPENMP="shim", POOLSHIM_NUM_THREADS="2"), what="torch probe",
                timeout=a.timeout)
     if r.returncode != 0 and "No module named 'torch'" in r.stderr:
-        print("note: torch is not importable: the Python view is not checked")
-        return
+        pu.skip(f"torch is not importable by {a.python}: poolshim.info() in torch is not checked")
     pu.check(r.returncode == 0 and r.stdout.strip().isdigit() and int(r.stdout.strip()) >= 2,
              f"poolshim.info()['team_threads'] in torch at 4 threads on a budget of 2 "
              f"({r.stdout.strip()!r}, {r.stderr[-300:]!r})")
@@ -92,6 +103,7 @@ def body(a):
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--part", choices=["team", "torch"], default="team")
     ap.add_argument("--shim", required=True)
     ap.add_argument("--poolshim", required=True)
     ap.add_argument("--program", required=True)
@@ -99,7 +111,8 @@ def main():
     ap.add_argument("--pythonpath", required=True)
     ap.add_argument("--timeout", type=float, default=120)
     a = ap.parse_args()
-    pu.main("openmp.team_threads", lambda: body(a))
+    pu.main("openmp.team_threads" + ("_torch" if a.part == "torch" else ""),
+            lambda: (torch if a.part == "torch" else team)(a))
 
 
 if __name__ == "__main__":

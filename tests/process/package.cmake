@@ -5,7 +5,7 @@
 
 poolshim_missing(_why PYTHON CLI)
 if(_why)
-  poolshim_skipped_test(process.package.skipped "${_why}")
+  poolshim_process_test(package skipped SKIPPED "${_why}")
   return()
 endif()
 
@@ -14,7 +14,5 @@ set(_pkg_common ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/package_driver.p
   --cpack ${CMAKE_CPACK_COMMAND} --python ${Python3_EXECUTABLE})
 foreach(_check cmake-consumer pkgconfig-consumer deb)
   string(REPLACE "-" "_" _name ${_check})
-  add_test(NAME process.package.${_name} COMMAND ${_pkg_common} ${_check})
-  set_tests_properties(process.package.${_name} PROPERTIES TIMEOUT 300
-    LABELS "process;package")
+  poolshim_process_test(package ${_name} COMMAND ${_pkg_common} ${_check} TIMEOUT 300)
 endforeach()

@@ -6,7 +6,7 @@
 
 poolshim_missing(_why PYTHON PYTHON_EXTENSIONS CLI)
 if(_why)
-  poolshim_skipped_test(process.python.wheel "${_why}")
+  poolshim_process_test(wheel install_and_run SKIPPED "${_why}")
   return()
 endif()
 
@@ -16,8 +16,8 @@ else()
   set(_wheel_python ${Python3_EXECUTABLE})
 endif()
 set(POOLSHIM_WHEEL_PYTHON ${_wheel_python} CACHE FILEPATH
-  "Interpreter whose venv and pip process.python.wheel uses (Debian's python3-venv, python3-pip)")
-add_test(NAME process.python.wheel COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/wheel_driver.py
+  "Interpreter whose venv and pip the wheel tests use (Debian's python3-venv, python3-pip)")
+poolshim_process_test(wheel install_and_run TIMEOUT 300 LABELS python package
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/wheel_driver.py
   --source-dir ${PROJECT_SOURCE_DIR} --build-dir ${PROJECT_BINARY_DIR} --version ${PROJECT_VERSION}
   --python ${POOLSHIM_WHEEL_PYTHON} --fixture-dir ${POOLSHIM_PYTHON_FIXTURE_DIR})
-set_tests_properties(process.python.wheel PROPERTIES TIMEOUT 300 LABELS "process;python;package")

@@ -1,5 +1,5 @@
 // Verdicts on the fixture variants (files), the direct-call evidence, the text helpers and the
-// main executable's precedence. The process tests (tests/process/elf_variants.cmake) check that
+// main executable's precedence. The process tests (tests/process/elf.cmake) check that
 // these predictions hold in real processes.
 #include <elf.h>
 #include <gtest/gtest.h>

@@ -4,14 +4,13 @@
 
 poolshim_missing(_why PYTHON)
 if(_why)
-  poolshim_skipped_test(process.ptp.skipped "${_why}")
+  poolshim_process_test(ptp skipped SKIPPED "${_why}")
   return()
 endif()
 
 foreach(_scenario one_pool hidden executorch disabled)
-  add_test(NAME process.ptp.${_scenario}
+  poolshim_process_test(ptp ${_scenario} TIMEOUT 150 LABELS pthreadpool
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/ptp_driver.py ${_scenario}
       --shim $<TARGET_FILE:poolshim> --host $<TARGET_FILE:ptp_host>
       --modules ${POOLSHIM_PTP_FIXTURE_DIR} --timeout 60)
-  set_tests_properties(process.ptp.${_scenario} PROPERTIES TIMEOUT 150 LABELS "process;pthreadpool")
 endforeach()

@@ -4,7 +4,7 @@
 
 poolshim_missing(_why PYTHON CLI)
 if(_why)
-  poolshim_skipped_test(process.cli.skipped "${_why}")
+  poolshim_process_test(cli skipped SKIPPED "${_why}")
   return()
 endif()
 
@@ -14,18 +14,16 @@ set(_cli_common ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/elf_cli.py
 
 foreach(_check run-usage run-env run-preload audit-usage audit-inputs info)
   string(REPLACE "-" "_" _name ${_check})
-  add_test(NAME process.cli.${_name} COMMAND ${_cli_common} ${_check})
-  set_tests_properties(process.cli.${_name} PROPERTIES TIMEOUT 120 LABELS "process;cli")
+  poolshim_process_test(cli ${_name} COMMAND ${_cli_common} ${_check})
 endforeach()
 
 # `poolshim run -- python3 probe_ext.py` merges the pools of the two CPython fixture extensions
 # (tests/fixtures/legacy_et_python.cmake), with the interpreter they were built for.
 poolshim_missing(_why PYTHON_EXTENSIONS)
 if(_why)
-  poolshim_skipped_test(process.cli.run_python "${_why}")
+  poolshim_process_test(cli run_python SKIPPED "${_why}")
 else()
-  add_test(NAME process.cli.run_python COMMAND ${_cli_common} run-python
+  poolshim_process_test(cli run_python COMMAND ${_cli_common} run-python
     --python ${Python3_EXECUTABLE} --python-dir ${POOLSHIM_PYTHON_FIXTURE_DIR}
     --python-probe ${POOLSHIM_PYTHON_PROBE})
-  set_tests_properties(process.cli.run_python PROPERTIES TIMEOUT 120 LABELS "process;cli")
 endif()

@@ -5,23 +5,19 @@
 
 poolshim_missing(_why PYTHON)
 if(_why)
-  poolshim_skipped_test(process.torch.skipped "${_why}")
+  poolshim_process_test(torch skipped SKIPPED "${_why}")
   return()
 endif()
 
-add_test(NAME process.torch.pthreadpool
+poolshim_process_test(torch pthreadpool TIMEOUT 200 LABELS pthreadpool
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/torch_driver.py
     --python ${POOLSHIM_TORCH_PYTHON} --shim $<TARGET_FILE:poolshim>
     --workload ${CMAKE_CURRENT_LIST_DIR}/torch_workload.py --timeout 90)
-set_tests_properties(process.torch.pthreadpool PROPERTIES
-  TIMEOUT 200 LABELS "process;pthreadpool;torch")
 
 # Debian's PyTorch on OpenMP (issue 18, point 6): aten ops, oneDNN convolutions and the
 # XNNPACK+aten mixed loop, bitwise identical without the shim, forwarding (POOLSHIM_OPENMP=forward)
 # and natively (the default), at 1 and 2 threads (torch_openmp_driver.py).
-add_test(NAME process.torch.openmp
+poolshim_process_test(torch openmp TIMEOUT 600 LABELS openmp
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/torch_openmp_driver.py
     --python ${POOLSHIM_TORCH_PYTHON} --shim $<TARGET_FILE:poolshim>
     --workload ${CMAKE_CURRENT_LIST_DIR}/torch_openmp_workload.py --timeout 240)
-set_tests_properties(process.torch.openmp PROPERTIES
-  TIMEOUT 600 LABELS "process;openmp;torch")

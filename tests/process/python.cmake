@@ -6,21 +6,23 @@
 
 poolshim_missing(_why PYTHON)
 if(_why)
-  poolshim_skipped_test(process.python.skipped "${_why}")
+  poolshim_process_test(python skipped SKIPPED "${_why}")
   return()
 endif()
 
 set(_pym ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/python_module.py
   --pythonpath ${POOLSHIM_PYTHON_BUILD_DIR} --shim $<TARGET_FILE:poolshim>)
 
-add_test(NAME process.python.module COMMAND ${_pym} cpython --python ${Python3_EXECUTABLE}
-  --fixture-dir "${POOLSHIM_PYTHON_FIXTURE_DIR}")
-add_test(NAME process.python.limit COMMAND ${_pym} limit --python ${Python3_EXECUTABLE})
+poolshim_process_test(python module TIMEOUT 240
+  COMMAND ${_pym} cpython --python ${Python3_EXECUTABLE}
+    --fixture-dir "${POOLSHIM_PYTHON_FIXTURE_DIR}")
+poolshim_process_test(python limit TIMEOUT 240
+  COMMAND ${_pym} limit --python ${Python3_EXECUTABLE})
 set(_torch_cli)
 if(TARGET poolshim_cli)
   set(_torch_cli --poolshim $<TARGET_FILE:poolshim_cli>)
 endif()
-add_test(NAME process.python.torch COMMAND ${_pym} torch --python ${POOLSHIM_TORCH_PYTHON} ${_torch_cli})
-add_test(NAME process.python.torch_pools COMMAND ${_pym} torch-pools --python ${POOLSHIM_TORCH_PYTHON})
-set_tests_properties(process.python.module process.python.limit process.python.torch process.python.torch_pools PROPERTIES
-  TIMEOUT 240 LABELS "process;python")
+poolshim_process_test(python torch TIMEOUT 240
+  COMMAND ${_pym} torch --python ${POOLSHIM_TORCH_PYTHON} ${_torch_cli})
+poolshim_process_test(python torch_pools TIMEOUT 240
+  COMMAND ${_pym} torch-pools --python ${POOLSHIM_TORCH_PYTHON})
