@@ -32,7 +32,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 # build/lib, build/bin; install: <pythondir> -> <libdir>, <bindir>; wheel: poolshim/_bundle/lib,
 # poolshim/_bundle/bin, scripts/wheel.sh).
 set(POOLSHIM_PYTHON_SOURCES)
-foreach(_py __init__ __main__ _cli _native _pools _run _runtimes _version)
+foreach(_py __init__ __main__ _cli _native _pools _run _runtimes _threadpoolctl _version)
   list(APPEND POOLSHIM_PYTHON_SOURCES ${PROJECT_SOURCE_DIR}/python/poolshim/${_py}.py)
 endforeach()
 set(POOLSHIM_PYTHON_BUILD_DIR ${PROJECT_BINARY_DIR}/python)

@@ -22,5 +22,14 @@ if(TARGET poolshim_cli)
 endif()
 add_test(NAME process.python.torch COMMAND ${_pym} torch --python ${POOLSHIM_TORCH_PYTHON} ${_torch_cli})
 add_test(NAME process.python.torch_pools COMMAND ${_pym} torch-pools --python ${POOLSHIM_TORCH_PYTHON})
-set_tests_properties(process.python.module process.python.limit process.python.torch process.python.torch_pools PROPERTIES
+# threadpoolctl (threadpoolctl_driver.py): poolshim's controller with the installed threadpoolctl
+# (Debian's, POOLSHIM_TORCH_PYTHON; skipped where it has no register()), with a stand-in of
+# threadpoolctl 3.6's controller interface, and poolshim.threadpool_limits.
+set(_tpc ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/threadpoolctl_driver.py
+  --pythonpath ${POOLSHIM_PYTHON_BUILD_DIR} --shim $<TARGET_FILE:poolshim>)
+add_test(NAME process.python.threadpoolctl COMMAND ${_tpc} controller --python ${POOLSHIM_TORCH_PYTHON})
+add_test(NAME process.python.threadpoolctl_fake COMMAND ${_tpc} controller-fake --python ${Python3_EXECUTABLE})
+add_test(NAME process.python.threadpool_limits COMMAND ${_tpc} limits --python ${POOLSHIM_TORCH_PYTHON})
+set_tests_properties(process.python.module process.python.limit process.python.torch process.python.torch_pools
+  process.python.threadpoolctl process.python.threadpoolctl_fake process.python.threadpool_limits PROPERTIES
   TIMEOUT 240 LABELS "process;python")
