@@ -32,7 +32,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 # build/lib, build/bin; install: <pythondir> -> <libdir>, <bindir>; wheel: poolshim/_bundle/lib,
 # poolshim/_bundle/bin, scripts/wheel.sh).
 set(POOLSHIM_PYTHON_SOURCES)
-foreach(_py __init__ __main__ _cli _native _pools _run _runtimes _version)
+foreach(_py __init__ __main__ _cli _native _pools _run _runtimes _threadpoolctl _version)
   list(APPEND POOLSHIM_PYTHON_SOURCES ${PROJECT_SOURCE_DIR}/python/poolshim/${_py}.py)
 endforeach()
 set(POOLSHIM_PYTHON_BUILD_DIR ${PROJECT_BINARY_DIR}/python)
@@ -72,11 +72,11 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "The poolshim authors <poolshim@users.noreply.github.com>")
 set(CPACK_DEBIAN_PACKAGE_SECTION libs)
-# libpthreadpool.so.0 (the passthrough of POOLSHIM_DISABLE=pthreadpool) and libcpuinfo are
-# dlopen()ed, so dpkg-shlibdeps cannot see
-# them: name them here; the rest (libc, libarchive for the command) comes from dpkg-shlibdeps.
+# libpthreadpool.so.0 (the passthrough of POOLSHIM_DISABLE=pthreadpool), libarchive.so.13 (the
+# command's audit of archives, tools/archive_lib.h) and libcpuinfo are dlopen()ed, so
+# dpkg-shlibdeps cannot see them: name them here; the rest (libc) comes from dpkg-shlibdeps.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libpthreadpool0")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libpthreadpool0, libarchive13")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcpuinfo0, python3")
 # Only the installed files, never the build tree's test fixtures.
 set(CPACK_SOURCE_IGNORE_FILES "/build.*/;/\\\\.git/")

@@ -4,7 +4,10 @@ poolshim/_bundle/ and the wheel's generated _build.py, whose VERSION is CMake's
 project(VERSION)).
 
 The wheel is platform-specific but not tied to a CPython version: py3-none-<platform> (the Python
-code is pure; the ELF files are loaded by the dynamic linker, never imported)."""
+code is pure; the ELF files are loaded by the dynamic linker, never imported). The platform is
+POOLSHIM_WHEEL_PLATFORM when set (scripts/wheel.sh: manylinux_2_X_<arch>, X read from the bundled
+files), else this interpreter's (linux_<arch>)."""
+import os
 import sysconfig
 
 from setuptools import Distribution, setup
@@ -29,7 +32,8 @@ class PlatformWheel(bdist_wheel):
     """py3-none-<platform>: ELF files for this platform, but no extension module for one CPython."""
 
     def get_tag(self):
-        return "py3", "none", sysconfig.get_platform().replace("-", "_").replace(".", "_")
+        plat = os.environ.get("POOLSHIM_WHEEL_PLATFORM") or sysconfig.get_platform()
+        return "py3", "none", plat.replace("-", "_").replace(".", "_")
 
 
 setup(

@@ -12,8 +12,9 @@ for g in "${groups[@]}"; do
   case "$g" in
     build) pkgs+=(cmake g++ make pkg-config libpthreadpool-dev libcpuinfo-dev libarchive-dev nlohmann-json3-dev) ;;
     # python3-venv/-pip/-setuptools/-wheel: scripts/wheel.sh and the wheel's venv test (no network);
-    # patchelf: proc_util.AsUser (copies of hosts run as nobody)
-    test)  pkgs+=(libgtest-dev python3-dev python3 dpkg-dev python3-venv python3-pip python3-setuptools python3-wheel patchelf) ;;
+    # patchelf: proc_util.AsUser (copies of hosts run as nobody); python3-threadpoolctl: poolshim
+    # beside Debian's threadpoolctl (tests/process/threadpoolctl_driver.py)
+    test)  pkgs+=(libgtest-dev python3-dev python3 dpkg-dev python3-venv python3-pip python3-setuptools python3-wheel patchelf python3-threadpoolctl) ;;
     bench) pkgs+=(libbenchmark-dev gnuplot-nox hyperfine) ;;
     torch) pkgs+=(python3-torch python3-threadpoolctl) ;;  # threadpoolctl: the pools view is checked against it
     fuzz)  pkgs+=(clang libclang-rt-14-dev) ;;  # libFuzzer and the sanitizer runtimes (scripts/fuzz.sh)

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Builds the Python wheel: dist/poolshim-<version>-py3-none-<platform>.whl, holding the pure-Python
-# module, libpoolshim.so and the `poolshim` command (poolshim/_bundle/{lib,bin}), and the
-# `poolshim` console script. No network: Debian's pip, setuptools and wheel (scripts/deps.sh test)
-# build it from a CMake build tree, without build isolation or an index.
+# Builds the Python wheel: dist/poolshim-<version>-py3-none-manylinux_2_<X>_<arch>.whl, holding the
+# pure-Python module, libpoolshim.so and the `poolshim` command (poolshim/_bundle/{lib,bin}), and
+# the `poolshim` console script. No network: Debian's pip, setuptools and wheel (scripts/deps.sh
+# test) build it from a CMake build tree, without build isolation or an index.
+#
+# The platform tag is PEP 600's manylinux_2_<X>_<arch>: X is the highest GLIBC_2.X symbol version
+# that any bundled ELF file needs (objdump -T), so pip installs it on every glibc 2.X or newer.
+# Both files need only libc, libgcc_s and ld.so (manylinux's allowed libraries): libarchive is
+# loaded by the command where it reads an archive (tools/archive_lib.h).
 #
 # Usage: scripts/wheel.sh [--build-dir DIR] [--out DIR] [--no-build]
 #   --build-dir DIR  the CMake build tree to take the library and the command from
@@ -54,6 +59,14 @@ if command -v strip >/dev/null; then
   strip --strip-debug "$stage/poolshim/_bundle/lib/libpoolshim.so" "$stage/poolshim/_bundle/bin/poolshim"
 fi
 cp "$src/python/setup.py" "$src/README.md" "$src/LICENSE" "$stage/"
+
+# manylinux_2_X: the newest GLIBC_2.X any bundled file needs (GLIBC_2.2.5 reads as 2).
+command -v objdump >/dev/null || { echo "wheel.sh: no objdump (binutils) to read the files' glibc versions" >&2; exit 2; }
+bundled=("$stage/poolshim/_bundle/lib/libpoolshim.so" "$stage/poolshim/_bundle/bin/poolshim")
+glibc_minor="$(objdump -T "${bundled[@]}" | sed -n 's/.*(GLIBC_2\.\([0-9][0-9]*\)[.)].*/\1/p' | sort -n | tail -n 1)"
+[ -n "$glibc_minor" ] || { echo "wheel.sh: no GLIBC_2.* version read from ${bundled[*]}" >&2; exit 2; }
+export POOLSHIM_WHEEL_PLATFORM="manylinux_2_${glibc_minor}_$(uname -m)"
+echo "wheel.sh: the bundled files need GLIBC_2.$glibc_minor at most: $POOLSHIM_WHEEL_PLATFORM" >&2
 
 mkdir -p "$out"
 "$py" -m pip wheel --quiet --no-deps --no-build-isolation --no-index --disable-pip-version-check \

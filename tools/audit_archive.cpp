@@ -2,9 +2,8 @@
 // A member that starts with the ELF magic is spooled into an unlinked temporary file (blocks of
 // zeros become holes, so a huge highly compressed member costs neither memory nor disk) and
 // mapped for the reader: the process holds a 64 KiB buffer whatever the member's size. Nothing is
-// extracted under the member's own name, so names like "../../x" write nowhere.
-#include <archive.h>
-#include <archive_entry.h>
+// extracted under the member's own name, so names like "../../x" write nowhere. libarchive is
+// loaded on the first archive (archive_lib.h): without it, the archive is one failure line.
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 
 #include <string>
 
+#include "archive_lib.h"
 #include "audit_scan.h"
 #include "elf/mapped_file.h"
 
@@ -24,8 +24,9 @@ constexpr int64_t kMaxMemberSize = int64_t{4} << 30;  // members above 4 GiB are
 constexpr size_t kChunk = size_t{1} << 16;
 
 struct ArchiveCloser {
+  const ArchiveLib& la;
   archive* a;
-  ~ArchiveCloser() { archive_read_free(a); }
+  ~ArchiveCloser() { la.archive_read_free(a); }
 };
 
 // An anonymous temporary file in $TMPDIR (else /var/tmp, else /tmp), already unlinked.
@@ -62,41 +63,54 @@ bool write_all(int fd, const unsigned char* p, size_t n) {
   return true;
 }
 
+// libarchive's message for a, never nullptr.
+std::string error_of(const ArchiveLib& la, archive* a) {
+  const char* s = la.archive_error_string(a);
+  return s != nullptr ? s : "unknown error";
+}
+
 }  // namespace
 
 void Scanner::scan_archive(const std::string& path) {
-  archive* a = archive_read_new();
+  const char* why = nullptr;
+  const ArchiveLib* lib = archive_lib(&why);
+  if (lib == nullptr) {
+    fail(path, why);
+    return;
+  }
+  const ArchiveLib& la = *lib;
+  archive* a = la.archive_read_new();
   if (a == nullptr) {
     fail(path, "cannot read the archive: out of memory");
     return;
   }
-  ArchiveCloser closer{a};
-  archive_read_support_filter_all(a);
-  archive_read_support_format_zip(a);
-  archive_read_support_format_tar(a);
-  archive_read_support_format_gnutar(a);
-  if (archive_read_open_filename(a, path.c_str(), 1 << 16) != ARCHIVE_OK) {
-    fail(path, std::string("cannot open the archive: ") + archive_error_string(a));
+  ArchiveCloser closer{la, a};
+  la.archive_read_support_filter_all(a);
+  la.archive_read_support_format_zip(a);
+  la.archive_read_support_format_tar(a);
+  la.archive_read_support_format_gnutar(a);
+  if (la.archive_read_open_filename(a, path.c_str(), 1 << 16) != ARCHIVE_OK) {
+    fail(path, std::string("cannot open the archive: ") + error_of(la, a));
     return;
   }
   ++stats_.archives;
   static unsigned char chunk[kChunk];
   archive_entry* entry = nullptr;
   while (true) {
-    int rc = archive_read_next_header(a, &entry);
+    int rc = la.archive_read_next_header(a, &entry);
     if (rc == ARCHIVE_EOF) break;
     if (rc < ARCHIVE_WARN) {  // ARCHIVE_FAILED / ARCHIVE_FATAL: the rest cannot be trusted
-      fail(path, std::string("archive unreadable from here on: ") + archive_error_string(a));
+      fail(path, std::string("archive unreadable from here on: ") + error_of(la, a));
       break;
     }
-    if (archive_entry_filetype(entry) != AE_IFREG) continue;
-    const char* name = archive_entry_pathname(entry);
+    if (la.archive_entry_filetype(entry) != AE_IFREG) continue;
+    const char* name = la.archive_entry_pathname(entry);
     std::string display = path + "!" + (name != nullptr ? name : "?");
     ++stats_.files;
-    la_ssize_t got = archive_read_data(a, chunk, kChunk);
+    la_ssize_t got = la.archive_read_data(a, chunk, kChunk);
     if (got < 0) {
-      fail(display, std::string("cannot read the member: ") + archive_error_string(a));
-      if (rc == ARCHIVE_FATAL || archive_errno(a) == ARCHIVE_FATAL) break;
+      fail(display, std::string("cannot read the member: ") + error_of(la, a));
+      if (rc == ARCHIVE_FATAL || la.archive_errno(a) == ARCHIVE_FATAL) break;
       continue;
     }
     if (got < 4 || memcmp(chunk, "\177ELF", 4) != 0) {
@@ -130,11 +144,11 @@ void Scanner::scan_archive(const std::string& path) {
         error = "larger than 4 GiB; not judged";
         break;
       }
-      n = archive_read_data(a, chunk, kChunk);
+      n = la.archive_read_data(a, chunk, kChunk);
     }
     if (ok && n < 0) {
       ok = false;
-      error = std::string("cannot read the member: ") + archive_error_string(a);
+      error = std::string("cannot read the member: ") + error_of(la, a);
     }
     if (ok && ftruncate(fd, total) != 0) {
       ok = false;

@@ -153,6 +153,48 @@ def _modules(lib):
     return out
 
 
+def _get_info(lib, path):
+    """poolshim_get_info() of lib, the struct filled with the marker first (see the module)."""
+    st = _Info()
+    ctypes.memset(ctypes.addressof(st), _MARK, ctypes.sizeof(st))
+    st.struct_size = ctypes.sizeof(st)
+    fn = lib.poolshim_get_info
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.POINTER(_Info)]
+    if fn(ctypes.byref(st)) != 0:
+        raise PoolshimNotLoaded("poolshim_get_info refused the struct (library at %s)" % path)
+    return st
+
+
+def _num(st, name):
+    return getattr(st, name) if _written(st, name) else None
+
+
+def budgets_of(lib, path=""):
+    """(budget in force, computed budget, cap: 0 for none) of the libpoolshim handle lib; a field
+    an older library does not fill is None."""
+    st = _get_info(lib, path)
+    return _num(st, "budget"), _num(st, "computed_budget"), _num(st, "budget_cap")
+
+
+def version_of(lib, path=""):
+    """The library's version "X.Y" (poolshim_info.version), or None."""
+    ver = _num(_get_info(lib, path), "version")
+    return "%d.%d" % (ver >> 16, ver & 0xFFFF) if ver is not None else None
+
+
+def set_budget_of(lib, threads, path=""):
+    """poolshim_set_budget(threads) on the handle lib (0 lifts the cap); the budget in force."""
+    try:
+        fn = lib.poolshim_set_budget
+    except AttributeError:
+        raise PoolshimNotLoaded("the loaded libpoolshim (%s) has no poolshim_set_budget; it predates the cap API"
+                                % path) from None
+    fn.restype = ctypes.c_size_t
+    fn.argtypes = [ctypes.c_size_t]
+    return fn(threads)
+
+
 def info():
     """A dict describing the shim in this process.
 
@@ -171,17 +213,10 @@ def info():
             "other_runtimes": other_runtimes(),
         }
     lib, path = found
-    st = _Info()
-    ctypes.memset(ctypes.addressof(st), _MARK, ctypes.sizeof(st))
-    st.struct_size = ctypes.sizeof(st)
-    fn = lib.poolshim_get_info
-    fn.restype = ctypes.c_int
-    fn.argtypes = [ctypes.POINTER(_Info)]
-    if fn(ctypes.byref(st)) != 0:
-        raise PoolshimNotLoaded("poolshim_get_info refused the struct (library at %s)" % path)
+    st = _get_info(lib, path)
 
     def num(name):
-        return getattr(st, name) if _written(st, name) else None
+        return _num(st, name)
 
     ver = num("version")
     disabled = num("disabled_surfaces")
@@ -221,14 +256,7 @@ def _set_budget():
         raise PoolshimNotLoaded("poolshim.limit(): libpoolshim is not loaded in this process; start it with "
                                 "`python -m poolshim run -- CMD` or LD_PRELOAD=libpoolshim.so")
     lib, path = found
-    try:
-        fn = lib.poolshim_set_budget
-    except AttributeError:
-        raise PoolshimNotLoaded("poolshim.limit(): the loaded libpoolshim (%s) has no poolshim_set_budget; "
-                                "it predates the cap API" % path) from None
-    fn.restype = ctypes.c_size_t
-    fn.argtypes = [ctypes.c_size_t]
-    return fn
+    return lambda threads: set_budget_of(lib, threads, path)
 
 
 def _current_cap():

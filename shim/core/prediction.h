@@ -20,21 +20,20 @@ constexpr unsigned kPatientAfter = 2;
 // clock is read instead (ticks are then nanoseconds).
 constexpr uint64_t kShortTicks = 20000;
 // Joins that do not pay: where the hand-off is slow (a worker's way in costs its caller a miss
-// per line, 80-100 ns each on some hosts), a worker that joins a short call can make it slower
-// than its caller alone (64 empty items: 0.6 us alone, 1.4-2.1 us joined on such a host). Such
-// calls never run alone, so the rule above never sees them. So after kProbeAfter short calls in
+// per line), a worker that joins a short call can make it slower than its caller alone
+// (docs/scheduler.md, "Joins that do not pay"). Such calls never run alone, so the rule above never sees them. So after kProbeAfter short calls in
 // a row that a worker joined, the next one is a probe: published patient and timed. When it ran
 // alone in fewer ticks than the fastest of those joined calls, the work is patient from then on;
 // else the next probe waits twice as many joined calls, up to kProbeAfter << kProbeBackoffMax
 // (one call in 512: a wrong probe costs one call run alone).
 constexpr unsigned kProbeAfter = 8;
 constexpr unsigned kProbeBackoffMax = 6;
-// A patient call runs as one run on its caller (pool.cpp, "One run for a patient call") only when
-// the calls that made it patient took fewer ticks than this (1-1.7 us at 2.3-4 GHz): a call that
-// short ends before a worker's patience (1-5 us) can find it still open, so no worker needs the
-// process-wide barrier to share it. A longer patient call keeps its lanes (a joining worker claims
-// from them with one RMW): split, it costs its caller more locked RMWs, but a wrong prediction
-// costs no barrier (20 us across the vCPUs of a VM, measured).
+// A patient call runs as one run on its caller (pool.cpp, one_run(); docs/scheduler.md, "One run
+// for a patient call") only when the calls that made it patient took fewer ticks than this (1-1.7
+// us at 2.3-4 GHz): a call that short ends before a worker's patience can find it still open, so
+// no worker needs the process-wide barrier to share it. A longer patient call keeps its lanes (a
+// joining worker claims from them with one RMW): split, it costs its caller more locked RMWs, but
+// a wrong prediction costs no barrier.
 constexpr uint64_t kOneRunTicks = 4000;
 
 struct Prediction {  // the slot's last call, as its owner saw it

@@ -33,8 +33,8 @@ namespace poolshim::core {
 //
 // Why the registration is placed with care: registering a process that runs more than one thread
 // makes the kernel wait for an RCU grace period (synchronize_rcu() in
-// membarrier_register_private_expedited), 9-21 ms measured on a 2-vCPU VM against 3 us for a
-// single-threaded process. So workers::spawn() decides before it creates the first worker, while
+// membarrier_register_private_expedited), milliseconds where a single-threaded process waits
+// microseconds (docs/scheduler.md, "Where the first steps run"). So workers::spawn() decides before it creates the first worker, while
 // the process is often still single-threaded; when it is not, the decision is left pending and the
 // first worker registers before it serves any call (finish_heavy_barrier()), so no caller sleeps
 // through the grace period. Until then calls open their runs fenced (what a missing membarrier
@@ -149,7 +149,7 @@ class Run {
   std::atomic<unsigned> thief_{0};     // 1 while a thief decides (exchange); owner waits on it
   std::atomic<unsigned> claiming_{0};  // owner: 1 from claiming() to open() / unclaimed()
   // Written by the owner once per item, on a line of its own: a watcher that polled it would
-  // make every take() a cache miss (measured: +1 us on a 64-item call at 2 threads). Watchers
+  // make every take() a cache miss (docs/scheduler.md, "Runs and stealing"). Watchers
   // read it only every few microseconds (progress, stalls) and thieves when they steal.
   // Left uninitialised by the constructor: open() sets them all, and nobody reads them before
   // (watchers and thieves read next_ only after seeing an end, which open() publishes). A call

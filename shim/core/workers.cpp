@@ -201,11 +201,10 @@ void* worker_main(void*) {
 
 // The spawner waits, asleep, until the workers it created are in their loop, as
 // pthreadpool_create() does, for at most kStartWaitNs. Why: a new thread often starts on its
-// creator's CPU (seen on a 2-vCPU VM in 3 of 5 processes), and while the creator keeps that CPU
-// busy with its call the idle CPU took 2-5 ms to pull the new thread over: meanwhile every call
-// ran on its caller alone, or both threads shared one CPU (64 items of 2.5 us: 227 us a call
-// against 88 us with the two on two CPUs). Sleeping lets the new thread run at once, and the
-// creator's wake-up then puts the creator on an idle CPU. The bound keeps a host that cannot
+// creator's CPU, and while the creator keeps that CPU busy with its call an idle CPU can take
+// milliseconds to pull the new thread over: meanwhile every call runs on its caller alone, or both
+// threads share one CPU (docs/scheduler.md, "Where the first steps run"). Sleeping lets the new
+// thread run at once, and the creator's wake-up then puts the creator on an idle CPU. The bound keeps a host that cannot
 // start threads quickly (load, cgroup) from waiting on them: the pool works without the wait.
 constexpr long kStartWaitNs = 2 * 1000 * 1000;
 

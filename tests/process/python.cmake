@@ -26,3 +26,14 @@ poolshim_process_test(python torch TIMEOUT 240
   COMMAND ${_pym} torch --python ${POOLSHIM_TORCH_PYTHON} ${_torch_cli})
 poolshim_process_test(python torch_pools TIMEOUT 240
   COMMAND ${_pym} torch-pools --python ${POOLSHIM_TORCH_PYTHON})
+# threadpoolctl (threadpoolctl_driver.py): poolshim's controller with the installed threadpoolctl
+# (Debian's, POOLSHIM_TORCH_PYTHON; skipped where it has no register()), with a stand-in of
+# threadpoolctl 3.6's controller interface, and poolshim.threadpool_limits.
+set(_tpc ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/threadpoolctl_driver.py
+  --pythonpath ${POOLSHIM_PYTHON_BUILD_DIR} --shim $<TARGET_FILE:poolshim>)
+poolshim_process_test(python threadpoolctl TIMEOUT 240
+  COMMAND ${_tpc} controller --python ${POOLSHIM_TORCH_PYTHON})
+poolshim_process_test(python threadpoolctl_fake TIMEOUT 240
+  COMMAND ${_tpc} controller-fake --python ${Python3_EXECUTABLE})
+poolshim_process_test(python threadpool_limits TIMEOUT 240
+  COMMAND ${_tpc} limits --python ${POOLSHIM_TORCH_PYTHON})

@@ -1,7 +1,8 @@
 # The Python wheel (scripts/wheel.sh): built from this build tree into a temporary folder,
 # installed with pip --no-index into a fresh venv of Debian's python3 (POOLSHIM_WHEEL_PYTHON), and
 # used from there over the CPython fixture extensions: `poolshim run`, `python -m poolshim run`,
-# threadpool_info() and `poolshim info --pools`. Driver: wheel_driver.py (skips, with the reason,
+# threadpool_info() and `poolshim info --pools`; its manylinux tag against the files; `poolshim info`
+# and `audit` (a plain ELF file, the wheel). Driver: wheel_driver.py (skips, with the reason,
 # when that interpreter has no venv/pip/setuptools/wheel).
 
 poolshim_missing(_why PYTHON PYTHON_EXTENSIONS CLI)
@@ -21,3 +22,9 @@ poolshim_process_test(wheel install_and_run TIMEOUT 300 LABELS python package
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/wheel_driver.py
   --source-dir ${PROJECT_SOURCE_DIR} --build-dir ${PROJECT_BINARY_DIR} --version ${PROJECT_VERSION}
   --python ${POOLSHIM_WHEEL_PYTHON} --fixture-dir ${POOLSHIM_PYTHON_FIXTURE_DIR})
+# The same wheel where libarchive, libpthreadpool and libgomp are hidden (unshare -m; skipped
+# where that is not allowed).
+poolshim_process_test(wheel hidden_libraries TIMEOUT 300 LABELS python package
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/wheel_driver.py
+  --source-dir ${PROJECT_SOURCE_DIR} --build-dir ${PROJECT_BINARY_DIR} --version ${PROJECT_VERSION}
+  --python ${POOLSHIM_WHEEL_PYTHON} --fixture-dir ${POOLSHIM_PYTHON_FIXTURE_DIR} --hidden)
