@@ -156,12 +156,6 @@ void close_slot(Slot& s) {
   s.taken.store(false, std::memory_order_release);
 }
 
-unsigned unclaimed(const Slot& s, unsigned members) {
-  uint32_t free = ~static_cast<uint32_t>(s.mask.load(std::memory_order_acquire));
-  unsigned next = seat_of(s.word.load(std::memory_order_acquire));
-  return static_cast<unsigned>(__builtin_popcount(free)) + (next < members ? members - next : 0);
-}
-
 bool preferred_busy(const Slot& s, unsigned affine) {
   uint64_t m = s.mask.load(std::memory_order_relaxed);
   for (unsigned i = 1; i < affine; ++i) {

@@ -59,7 +59,11 @@ uint32_t open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const uint32_t* 
 void close_slot(Slot& s);
 
 // Seats nobody has claimed yet.
-unsigned unclaimed(const Slot& s, unsigned members);
+inline unsigned unclaimed(const Slot& s, unsigned members) {
+  uint32_t free = ~static_cast<uint32_t>(s.mask.load(std::memory_order_acquire));
+  unsigned next = seat_of(s.word.load(std::memory_order_acquire));
+  return static_cast<unsigned>(__builtin_popcount(free)) + (next < members ? members - next : 0);
+}
 // Whether an unclaimed seat waits for a thread that went busy since the gang opened (it joined a
 // pool call or another gang): the gang then opens its seats to any thread at once.
 bool preferred_busy(const Slot& s, unsigned affine);

@@ -21,15 +21,38 @@ namespace poolshim::core::servers {
 
 constexpr uint32_t kTrackedIds = 1024;
 
+struct alignas(kCacheLine) Server {
+  std::atomic<bool> busy{false};
+  std::atomic<bool> alive{false};
+};
+extern Server g_server[kTrackedIds];
+// The next id to give; a pool worker's or gang thread's at its start, any other thread's on its
+// first serve.
+extern std::atomic<uint32_t> g_next_id;
+extern __thread uint32_t t_id POOLSHIM_FAST_TLS;
+extern std::atomic<uint32_t> g_pause;           // pauses so far
+extern std::atomic<uint32_t> g_served_threads;  // threads alive that served a seat
+// The pause count when this thread last served a seat, plus 1 (0: never served).
+extern __thread uint32_t t_served POOLSHIM_FAST_TLS;
+
 // The calling thread's id, given on first use.
-uint32_t my_id();
+inline uint32_t my_id() {
+  if (t_id == 0) t_id = g_next_id.fetch_add(1, std::memory_order_relaxed);
+  return t_id;
+}
 // The calling thread's id, or 0 when it has none yet.
-uint32_t id_if_any();
+inline uint32_t id_if_any() { return t_id; }
 
 // Marks server `id` busy or not (ids past kTrackedIds are not tracked: never busy, never idle).
-void set_busy(uint32_t id, bool busy);
-bool busy(uint32_t id);
-void set_alive(uint32_t id, bool alive);
+inline void set_busy(uint32_t id, bool busy) {
+  if (id != 0 && id < kTrackedIds) g_server[id].busy.store(busy, std::memory_order_relaxed);
+}
+inline bool busy(uint32_t id) {
+  return id != 0 && id < kTrackedIds && g_server[id].busy.load(std::memory_order_relaxed);
+}
+inline void set_alive(uint32_t id, bool alive) {
+  if (id != 0 && id < kTrackedIds) g_server[id].alive.store(alive, std::memory_order_relaxed);
+}
 
 // Pool workers and gang threads alive and not busy (in no seat, no pool call), and pool workers
 // started and not yet looking: the threads that will look for an open seat soon. Busy threads
@@ -37,16 +60,25 @@ void set_alive(uint32_t id, bool alive);
 size_t idle();
 
 // Pauses so far (pause(): the threads that served a seat end).
-uint32_t pauses();
+inline uint32_t pauses() { return g_pause.load(std::memory_order_relaxed); }
 // The calling thread serves a seat now: it counts as a server of the current pause count.
-void note_served();
+inline void note_served() {
+  const uint32_t pause = g_pause.load(std::memory_order_relaxed);
+  if (t_served == 0) g_served_threads.fetch_add(1, std::memory_order_relaxed);
+  t_served = pause + 1;
+}
 // True when a pause came after the calling thread served a seat: it must end (it stops counting
 // as a server).
-bool retire_if_paused();
+inline bool retire_if_paused() {
+  if (t_served == 0 || t_served == g_pause.load(std::memory_order_acquire) + 1) return false;
+  t_served = 0;
+  g_served_threads.fetch_sub(1, std::memory_order_seq_cst);
+  return true;
+}
 // A pause: bumps the count; returns it.
-uint32_t begin_pause();
+inline uint32_t begin_pause() { return g_pause.fetch_add(1, std::memory_order_seq_cst) + 1; }
 // Threads alive that served a seat since the last pause they saw.
-uint32_t served_threads();
+inline uint32_t served_threads() { return g_served_threads.load(std::memory_order_seq_cst); }
 
 // fork(): the child has none of the parent's servers.
 void atfork_child();

@@ -27,16 +27,21 @@ constexpr long kSpinNs = 50 * 1000;
 // Pauses between two clock reads while spinning.
 constexpr unsigned kClockPauses = 64;
 
-// Spins until ready() or until spin_ns have passed; returns whether ready() held. Costs no clock
-// read when ready() holds at once.
+// Spins until ready() or until about spin_ns have passed; returns whether ready() held. The first
+// clock read comes after kClockPauses pauses (the deadline counts from there): a wait that ends
+// within them, the common case of a caller waiting for its last worker, reads no clock at all.
 template <typename Ready>
 inline bool spin_for(long spin_ns, Ready ready) {
-  if (ready()) return true;
-  const long deadline = now_ns() + spin_ns;
+  long deadline = 0;
   for (unsigned i = 1;; ++i) {
-    cpu_relax();
     if (ready()) return true;
-    if (i % kClockPauses == 0 && now_ns() >= deadline) return false;
+    cpu_relax();
+    if (i % kClockPauses != 0) continue;
+    const long now = now_ns();
+    if (deadline == 0)
+      deadline = now + spin_ns;
+    else if (now >= deadline)
+      return false;
   }
 }
 
