@@ -4,7 +4,7 @@
 // team-dependent rows listed as "not native" in docs/openmp.md are not, inside a native region.
 #include <string.h>
 
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/entry.h"
 
 extern "C" {
 void psn_GOMP_atomic_end();
@@ -68,7 +68,7 @@ void psn_omp_set_max_active_levels();
 void psn_omp_set_nested();
 void psn_omp_set_num_threads();
 void psn_omp_set_schedule();
-// omp-loops: native_loop_start.cpp and native_doacross.cpp.
+// omp-loops: runtime/loop_start.cpp and runtime/doacross.cpp.
 void psn_GOMP_loop_start();
 void psn_GOMP_loop_ordered_start();
 void psn_GOMP_loop_ull_start();
@@ -117,7 +117,7 @@ void psn_omp_unset_nest_lock_();
 void psn_omp_test_nest_lock_();
 void psn_omp_pause_resource();
 void psn_omp_pause_resource_all();
-// The macro-made loop functions (native_loop_api.cpp).
+// The macro-made loop functions (runtime/loop_api.cpp).
 #define PSN_DECL(kind)                         \
   void psn_GOMP_loop_##kind##_start();         \
   void psn_GOMP_loop_##kind##_next();          \
@@ -137,8 +137,8 @@ void psn_GOMP_workshare_task_reduction_unregister();
 void psn_GOMP_taskloop();
 void psn_GOMP_taskloop_ull();
 void psn_omp_in_final();
-// omp-target: teams (native_teams.cpp), target constructs (native_target.cpp), the Fortran
-// spellings (native_fortran.cpp), def-allocator-var (native_alloc.cpp).
+// omp-target: teams (runtime/teams.cpp), target constructs (runtime/target.cpp), the Fortran
+// spellings (runtime/fortran.cpp), def-allocator-var (runtime/alloc.cpp).
 void psn_GOMP_teams();
 void psn_GOMP_teams4();
 void psn_GOMP_teams_reg();
@@ -172,12 +172,12 @@ void psn_omp_get_default_device();
 #define PSN_FORTRAN8(name) \
   void psn_##name##_();    \
   void psn_##name##_8_();
-#include "abi/openmp/native_fortran.def"
+#include "abi/openmp/runtime/fortran.def"
 #undef PSN_FORTRAN
 #undef PSN_FORTRAN8
 }
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp {
 namespace {
 
 struct Row {
@@ -242,7 +242,7 @@ const Row kNative[] = {
     R(GOMP_sections_end_nowait),
     R(GOMP_sections_end_cancel),
     // omp-loops: the GOMP 5.0 starts, the ull loops, doacross, sections2, scope, the old
-    // combined starts (native_loop_start.cpp, native_doacross.cpp).
+    // combined starts (runtime/loop_start.cpp, runtime/doacross.cpp).
     R(GOMP_loop_start),
     R(GOMP_loop_ordered_start),
     R(GOMP_loop_ull_start),
@@ -329,8 +329,8 @@ const Row kNative[] = {
     R(omp_get_thread_limit),
     R(omp_get_schedule),
     R(omp_set_schedule),
-    // omp-tasks: task reductions (native_task_reduction.cpp), taskloop (native_taskloop.cpp),
-    // omp_in_final (native_task.cpp).
+    // omp-tasks: task reductions (runtime/task_reduction.cpp), taskloop (runtime/taskloop.cpp),
+    // omp_in_final (runtime/task.cpp).
     R(GOMP_parallel_reductions),
     R(GOMP_task_reduction_remap),
     R(GOMP_taskgroup_reduction_register),
@@ -371,7 +371,7 @@ const Row kNative[] = {
     R(omp_get_default_device),
 #define PSN_FORTRAN(name) {#name "_", psn_##name##_},
 #define PSN_FORTRAN8(name) {#name "_", psn_##name##_}, {#name "_8_", psn_##name##_8_},
-#include "abi/openmp/native_fortran.def"
+#include "abi/openmp/runtime/fortran.def"
 #undef PSN_FORTRAN
 #undef PSN_FORTRAN8
     // omp-cancel: cancellation (GOMP_cancel and the *_cancel ends are above), the OMP_3.0 nest
@@ -396,7 +396,7 @@ const Row kNative[] = {
 
 }  // namespace
 
-void* lookup(const char* name, const char* version) {
+void* runtime_function(const char* name, const char* version) {
   for (const Row& r : kNative)
     if (strcmp(r.name, name) == 0 &&
         (r.version == nullptr || (version != nullptr && strcmp(r.version, version) == 0)))
@@ -404,4 +404,4 @@ void* lookup(const char* name, const char* version) {
   return nullptr;
 }
 
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp

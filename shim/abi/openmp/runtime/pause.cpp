@@ -3,11 +3,11 @@
 // of devices) and outside any region, the threads that served teams are destroyed
 // (core::team::pause()), so threadprivate data starts afresh on them; -1 inside a region or for
 // a device number that does not exist; 0 for a real device (libgomp does nothing for them).
-#include "abi/openmp/native_state.h"
-#include "abi/openmp/openmp_entry.h"
+#include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/libgomp.h"
 #include "core/team.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 int num_devices() {
@@ -21,9 +21,9 @@ int pause_host() {
 }
 
 }  // namespace
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 extern "C" {
 

@@ -27,8 +27,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "abi/openmp/native_state.h"
-#include "abi/openmp/openmp_entry.h"
+#include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/libgomp.h"
 #include "config/options.h"
 
 extern "C" {
@@ -38,7 +38,7 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
 void psn_GOMP_taskwait_depend(void** depend);
 }
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 // gomp-constants.h.
@@ -196,9 +196,9 @@ void wait_depend(void** depend) {
 }
 
 }  // namespace
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 extern "C" {
 

@@ -38,7 +38,7 @@ void psn_omp_set_schedule(int, int);
 void psn_omp_set_teams_thread_limit(int);
 void psn_omp_fulfill_event(void*);
 // Other areas' rows, called through the shim's own exported entry points (the trampolines of
-// openmp_trampolines.cpp): native or forwarded, as their C rows are.
+// abi/openmp/trampolines.cpp): native or forwarded, as their C rows are.
 int omp_in_final();
 int omp_get_cancellation();
 int omp_pause_resource(int kind, int device_num);

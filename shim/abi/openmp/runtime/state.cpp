@@ -1,5 +1,5 @@
-// The native runtime's thread state and ICVs (native_state.h; the team barrier is in
-// native_task_queue.cpp, with the tasks its members run).
+// The native runtime's thread state and ICVs (state.h; the team barrier is in
+// task_queue.cpp, with the tasks its members run).
 //
 // ICVs as libgomp reads them (its env.c, read for the rules, never copied): OMP_NUM_THREADS is
 // a list, one value per nesting level, its first value nthreads-var (default: the shim's
@@ -14,14 +14,14 @@
 #include <string.h>
 #include <strings.h>
 
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/state.h"
 #include "budget/budget.h"
 #include "config/options.h"
 #include "core/futex.h"
 #include "core/tls.h"
 #include "core/workers.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 constexpr unsigned kSupportedLevels = UCHAR_MAX;
@@ -206,4 +206,4 @@ TaskScope::~TaskScope() {
   s.task = saved_task;
 }
 
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime

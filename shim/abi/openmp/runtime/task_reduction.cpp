@@ -1,7 +1,7 @@
 // Task reductions of the native runtime (task_reduction, reduction(task, ...), in_reduction):
 // GOMP_taskgroup_reduction_register/_unregister, GOMP_task_reduction_remap,
 // GOMP_parallel_reductions, GOMP_workshare_task_reduction_unregister, and the worksharing
-// interface of native_state.h (ws_reductions_*) that GOMP_loop_start, GOMP_loop_ull_start,
+// interface of state.h (ws_reductions_*) that GOMP_loop_start, GOMP_loop_ull_start,
 // GOMP_sections2_start and GOMP_scope_start call.
 //
 // The compiler hands the runtime an array per construct in libgomp's layout (its task.c, read
@@ -16,7 +16,7 @@
 // Thread i's copy of an item is block + i * data[1] + offset; the compiler combines the copies
 // itself after the construct and then calls GOMP_taskgroup_reduction_unregister (or
 // GOMP_workshare_task_reduction_unregister). A task's copies are its executing thread's: with
-// undeferred tasks (native_task.cpp) the encountering thread's.
+// undeferred tasks (task.cpp) the encountering thread's.
 //
 // Registration chains the new arrays in front of the enclosing taskgroup's (data[4]); the lookup
 // table holds the enclosing table's entries too, an inner registration of the same address
@@ -27,9 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/state.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 // An open-addressing table from an item's original address to its entry (3 words, above).
@@ -172,9 +172,9 @@ void ws_reductions_join(WorkShare* ws, uintptr_t* reductions) {
   g->reductions = reductions;
 }
 
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 extern "C" {
 

@@ -1,13 +1,13 @@
-// Native unsigned long long loops (GOMP_loop_ull_*): the long loops of native_loop.cpp for
+// Native unsigned long long loops (GOMP_loop_ull_*): the long loops of loop.cpp for
 // iteration variables that do not fit a long. The compiler passes up (the loop counts up) and,
 // counting down, the step as its two's complement, so every difference below is taken in the
 // loop's direction. Split as libgomp's iter_ull.c splits them (read for the arithmetic): the
 // same static blocks and round-robin chunks, dynamic chunks of chunk * incr, guided chunks of
 // ceil(remaining / T) (at least the chunk); a team of 1 gets the whole range at once.
-#include "abi/openmp/native_loop.h"
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/loop.h"
+#include "abi/openmp/runtime/state.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 // Iterations from a to b in w's direction (b need not be on the step grid: rounded up).
@@ -142,4 +142,4 @@ bool loop_ull_begin(int sched, bool up, ull start, ull end, ull incr, ull chunk,
   return loop_ull_next(istart, iend);
 }
 
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime

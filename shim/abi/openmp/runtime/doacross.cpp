@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "abi/openmp/native_loop.h"
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/loop.h"
+#include "abi/openmp/runtime/state.h"
 #include "core/futex.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 
 struct Doacross {
   unsigned ncounts;
@@ -172,9 +172,9 @@ void doacross_init(WorkShare* w, const DoacrossSpec& dx, unsigned long chunk) {
   w->doacross = d;
 }
 
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 namespace {
 

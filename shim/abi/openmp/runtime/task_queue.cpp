@@ -19,7 +19,7 @@
 // created, as libgomp's; what it sets stays its own) are the task's; its thread number, and with
 // it its task reduction copies, are the executing thread's.
 //
-// Cancellation (native_cancel.cpp decides it, as libgomp): a queued task that has not started
+// Cancellation (cancel.cpp decides it, as libgomp): a queued task that has not started
 // when its team was cancelled (`cancel parallel`) or its taskgroup was is taken off the queue
 // and completed without running, unless its data was copy-constructed (libgomp's
 // copy_ctors_done). The barrier is here too, with its cancellable form: `cancel parallel` sets
@@ -35,7 +35,7 @@
 
 #include <new>
 
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/state.h"
 #include "core/futex.h"
 #include "core/workers.h"
 
@@ -45,7 +45,7 @@
 #define POOLSHIM_OPENMP_DEFERRED_TASKS 1
 #endif
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 
 struct TaskNode {
   TaskNode* next = nullptr;  // in the team's queue
@@ -335,4 +335,4 @@ void team_cancel(Team* t) {
     notify(t);
 }
 
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime

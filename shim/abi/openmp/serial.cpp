@@ -1,15 +1,15 @@
 // The OpenMP entry points' meaning in a serial program, for a process where no libgomp can be
-// found (openmp_forward.cpp, step 3): a program that links the shim for its omp_* calls and
+// found (forward.cpp, step 3): a program that links the shim for its omp_* calls and
 // never loads libgomp. Only what the specification defines for one thread is here: the team
 // queries (thread 0 of a team of 1), a parallel region that runs its body once on the caller,
 // barriers, critical and atomic sections and single constructs that have nobody to wait for,
 // locks (a set flag; a nested lock's count), the clocks. Every other row returns 0 and says so
-// once (openmp_forward.cpp, step 4).
+// once (forward.cpp, step 4).
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "abi/openmp/openmp_entry.h"
+#include "abi/openmp/entry.h"
 
 namespace poolshim::abi::openmp {
 namespace {

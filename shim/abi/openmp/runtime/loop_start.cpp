@@ -1,14 +1,14 @@
 // The native runtime's GOMP 5.0 worksharing starts and the rest of the loop family
-// (native_loop.h): GOMP_loop_start / GOMP_loop_ordered_start and their ull twins (a `sched`
+// (loop.h): GOMP_loop_start / GOMP_loop_ordered_start and their ull twins (a `sched`
 // number, task `reductions`, the `mem` block), every GOMP_loop_ull_* start and next,
 // GOMP_sections2_start, GOMP_scope_start, and the old GOMP_parallel_loop_*_start /
 // GOMP_parallel_sections_start that GOMP_parallel_end closes.
 #include <limits.h>
 
-#include "abi/openmp/native_loop.h"
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/loop.h"
+#include "abi/openmp/runtime/state.h"
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 namespace {
 

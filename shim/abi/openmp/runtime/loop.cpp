@@ -1,5 +1,5 @@
 // Native worksharing: loops (static, dynamic, guided, runtime, their nonmonotonic spellings,
-// ordered), sections, and the construct list they share (native_state.h).
+// ordered), sections, and the construct list they share (state.h).
 //
 // Iterations are split as libgomp splits them (its iter.c, read for the arithmetic): static
 // without a chunk gives member i one block, the first n % T members one iteration more; static
@@ -14,11 +14,11 @@
 #include <sched.h>
 #include <stdlib.h>
 
-#include "abi/openmp/native_loop.h"
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/loop.h"
+#include "abi/openmp/runtime/state.h"
 #include "core/futex.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 thread_local WorkShare t_solo;  // the construct of a team of 1 (no sharing, no lock)
@@ -309,4 +309,4 @@ void ordered_start() {
   if (s.ws != nullptr && s.ws->ordered && s.ord_begin >= 0) wait_turn(s.ws, s.ord_begin);
 }
 
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime

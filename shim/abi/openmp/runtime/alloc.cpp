@@ -10,10 +10,10 @@
 
 #include <atomic>
 
-#include "abi/openmp/native_state.h"
-#include "abi/openmp/openmp_entry.h"
+#include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/libgomp.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 constexpr uintptr_t kNullAllocator = 0;
@@ -50,9 +50,9 @@ uintptr_t resolve(uintptr_t a) {
 }
 
 }  // namespace
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 extern "C" {
 
