@@ -10,8 +10,9 @@
 
 #include <atomic>
 
-#include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/libgomp.h"
+#include "abi/openmp/runtime/state.h"
 
 namespace poolshim::abi::openmp::runtime {
 namespace {

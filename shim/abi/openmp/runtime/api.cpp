@@ -3,8 +3,9 @@
 // it: those rows forward to libgomp even with POOLSHIM_OPENMP=shim (docs/openmp.md).
 #include <limits.h>
 
-#include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/libgomp.h"
+#include "abi/openmp/runtime/state.h"
 
 using namespace poolshim::abi::openmp::runtime;
 

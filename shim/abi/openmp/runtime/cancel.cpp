@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <strings.h>
 
+#include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/state.h"
 #include "config/options.h"
 

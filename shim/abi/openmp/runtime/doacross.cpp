@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/loop.h"
 #include "abi/openmp/runtime/state.h"
 #include "core/futex.h"

@@ -8,35 +8,9 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "abi/openmp/runtime/entry_points.h"
+
 extern "C" {
-int psn_omp_get_active_level();
-int psn_omp_get_ancestor_thread_num(int);
-int psn_omp_get_default_device();
-int psn_omp_get_dynamic();
-int psn_omp_get_level();
-int psn_omp_get_max_active_levels();
-int psn_omp_get_max_teams();
-int psn_omp_get_max_threads();
-int psn_omp_get_nested();
-int psn_omp_get_num_teams();
-int psn_omp_get_num_threads();
-void psn_omp_get_schedule(int*, int*);
-int psn_omp_get_supported_active_levels();
-int psn_omp_get_team_num();
-int psn_omp_get_team_size(int);
-int psn_omp_get_teams_thread_limit();
-int psn_omp_get_thread_limit();
-int psn_omp_get_thread_num();
-int psn_omp_in_parallel();
-void psn_omp_set_default_device(int);
-void psn_omp_set_dynamic(int);
-void psn_omp_set_max_active_levels(int);
-void psn_omp_set_nested(int);
-void psn_omp_set_num_teams(int);
-void psn_omp_set_num_threads(int);
-void psn_omp_set_schedule(int, int);
-void psn_omp_set_teams_thread_limit(int);
-void psn_omp_fulfill_event(void*);
 // Other areas' rows, called through the shim's own exported entry points (the trampolines of
 // abi/openmp/trampolines.cpp): native or forwarded, as their C rows are.
 int omp_in_final();

@@ -7,6 +7,7 @@
 // which is right for them. Simple locks have no owner: they forward too.
 #include <stdlib.h>
 
+#include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/state.h"
 
 namespace poolshim::abi::openmp::runtime {

@@ -1,6 +1,7 @@
 // The GOMP_loop_*, GOMP_parallel_loop_*, GOMP_sections_* and GOMP_ordered_* entry points of the
 // native runtime, over loop.cpp. The nonmonotonic and maybe_nonmonotonic spellings are
 // the same schedules (libgomp treats them alike on the host).
+#include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/state.h"
 
 using namespace poolshim::abi::openmp::runtime;

@@ -5,6 +5,7 @@
 // GOMP_parallel_sections_start that GOMP_parallel_end closes.
 #include <limits.h>
 
+#include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/loop.h"
 #include "abi/openmp/runtime/state.h"
 

@@ -7,9 +7,10 @@
 // Beyond libgomp: a region started inside a pool task (pthreadpool, ExecuTorch, poolshim) gets a
 // team of 1, so pools never nest into a thread explosion.
 
+#include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/libgomp.h"
 #include "abi/openmp/runtime/loop.h"
 #include "abi/openmp/runtime/state.h"
-#include "abi/openmp/runtime/libgomp.h"
 #include "budget/budget.h"
 #include "core/pool.h"
 #include "core/team.h"

@@ -3,8 +3,9 @@
 // of devices) and outside any region, the threads that served teams are destroyed
 // (core::team::pause()), so threadprivate data starts afresh on them; -1 inside a region or for
 // a device number that does not exist; 0 for a real device (libgomp does nothing for them).
-#include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/libgomp.h"
+#include "abi/openmp/runtime/state.h"
 #include "core/team.h"
 
 namespace poolshim::abi::openmp::runtime {

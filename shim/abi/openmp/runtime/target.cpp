@@ -27,16 +27,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/libgomp.h"
+#include "abi/openmp/runtime/state.h"
 #include "config/options.h"
-
-extern "C" {
-void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
-                   long arg_align, bool if_clause, unsigned flags, void** depend, int priority,
-                   void* detach);
-void psn_GOMP_taskwait_depend(void** depend);
-}
 
 namespace poolshim::abi::openmp::runtime {
 namespace {

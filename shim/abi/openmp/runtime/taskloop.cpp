@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/state.h"
 
 namespace poolshim::abi::openmp::runtime {

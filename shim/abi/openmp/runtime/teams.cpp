@@ -17,6 +17,7 @@
 
 #include <atomic>
 
+#include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/state.h"
 #include "config/options.h"
 
