@@ -190,17 +190,10 @@ bool doacross_long(long sched, unsigned ncounts, long* counts, long chunk, uintp
 
 bool doacross_ull(long sched, unsigned ncounts, ull* counts, ull chunk, uintptr_t* reductions,
                   void** mem, ull* istart, ull* iend) {
-  long kind = sched & ~kSchedMonotonic;
-  if (kind == kStatic || kind == kDynamic || kind == kGuided) {
-    if (kind != kStatic && chunk == 0) chunk = 1;
-  } else {
-    long c = 0;
-    kind = resolve_sched(sched, &c);
-    chunk = static_cast<ull>(c);
-  }
+  int kind = resolve_sched(sched, &chunk);
   DoacrossSpec dx{ncounts, reinterpret_cast<const unsigned long*>(counts)};
-  return loop_ull_begin(static_cast<int>(kind), true, 0, counts[0], 1, chunk, false, reductions,
-                        mem, istart, iend, &dx);
+  return loop_ull_begin(kind, true, 0, counts[0], 1, chunk, false, reductions, mem, istart, iend,
+                        &dx);
 }
 
 // Reads the rest of a wait's vector off its arguments (T: long or unsigned long long).

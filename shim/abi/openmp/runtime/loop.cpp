@@ -1,14 +1,7 @@
-// Native worksharing: loops (static, dynamic, guided, runtime, their nonmonotonic spellings,
-// ordered), sections, and the construct list they share (state.h).
-//
-// Iterations are split as libgomp splits them (its iter.c, read for the arithmetic): static
-// without a chunk gives member i one block, the first n % T members one iteration more; static
-// with a chunk deals chunks round-robin; dynamic hands out chunks in order; guided hands out
-// ceil(remaining / T), at least the chunk, where remaining is (end - next) / incr rounded down
-// with the loop's own end (as libgomp: a last partial step counts as none). A loop's end is
-// kept as given (or start when it has no iterations); chunk ends are start + k * incr, but the
-// last dynamic or guided chunk, and a team of 1's block, end at it. The same split means the
-// same partial sums.
+// Native worksharing: the construct list the loops, sections and single copyprivate share
+// (state.h), entering and leaving it, ordered turns, the schedule numbers, and the long loop
+// calls on top of loop_split.cpp (which splits the iterations of long and unsigned long long
+// loops alike).
 // Ordered: chunks take turns in the order of their logical iteration numbers; a member passes
 // the turn on when it moves to its next chunk or leaves the loop.
 #include <sched.h>
@@ -22,93 +15,6 @@ namespace poolshim::abi::openmp::runtime {
 namespace {
 
 thread_local WorkShare t_solo;  // the construct of a team of 1 (no sharing, no lock)
-
-long iterations(long start, long end, long incr) {
-  if (incr > 0) return start >= end ? 0 : (end - start + incr - 1) / incr;
-  return start <= end ? 0 : (end - start + incr + 1) / incr;
-}
-
-struct LoopArgs {
-  int sched;
-  long start, end, incr, chunk;
-  bool ordered;
-  const DoacrossSpec* dx;
-};
-
-void init_loop(WorkShare* w, void* arg) {
-  const LoopArgs& a = *static_cast<LoopArgs*>(arg);
-  loop_init(w, a.sched, a.start, a.end, a.incr, a.chunk, a.ordered);
-  if (a.dx != nullptr) doacross_init(w, *a.dx, static_cast<unsigned long>(a.chunk));
-}
-
-unsigned team_n() {
-  Team* t = me().team;
-  return t ? t->n : 1;
-}
-
-bool static_next(WorkShare* w, long* istart, long* iend) {
-  ThreadState& s = me();
-  unsigned nthreads = team_n(), i = s.num;
-  if (nthreads == 1) {  // libgomp: the whole range at once, to the loop's own end
-    if (s.static_trip > 0) return false;
-    s.static_trip = 1;
-    *istart = w->start;
-    *iend = w->end;
-    return w->start != w->end;
-  }
-  long n = iterations(w->start, w->end, w->incr);
-  long s0, e0;
-  if (w->chunk == 0) {
-    if (s.static_trip > 0) return false;
-    s.static_trip = 1;
-    long q = n / nthreads, t = n % nthreads;
-    if (i < t) {
-      t = 0;
-      ++q;
-    }
-    s0 = q * i + t;
-    e0 = s0 + q;
-    if (s0 >= e0) return false;
-  } else {
-    s0 = (static_cast<long>(s.static_trip) * nthreads + i) * w->chunk;
-    if (s0 >= n) return false;
-    e0 = s0 + w->chunk < n ? s0 + w->chunk : n;
-    ++s.static_trip;
-  }
-  *istart = w->start + s0 * w->incr;
-  *iend = w->start + e0 * w->incr;
-  return true;
-}
-
-bool dynamic_next(WorkShare* w, long* istart, long* iend) {
-  long chunk = w->chunk * w->incr;
-  long s = w->next_iter.load(std::memory_order_relaxed);
-  long e;
-  do {
-    if (s == w->end) return false;
-    long left = w->end - s;
-    e = (w->incr > 0 ? left > chunk : left < chunk) ? s + chunk : w->end;
-  } while (!w->next_iter.compare_exchange_weak(s, e, std::memory_order_relaxed));
-  *istart = s;
-  *iend = e;
-  return true;
-}
-
-bool guided_next(WorkShare* w, long* istart, long* iend) {
-  unsigned nthreads = team_n();
-  long s = w->next_iter.load(std::memory_order_relaxed);
-  long e;
-  do {
-    if (s == w->end) return false;
-    long n = (w->end - s) / w->incr;
-    long q = (n + nthreads - 1) / nthreads;
-    if (q < w->chunk) q = w->chunk;
-    e = q <= n ? s + q * w->incr : w->end;
-  } while (!w->next_iter.compare_exchange_weak(s, e, std::memory_order_relaxed));
-  *istart = s;
-  *iend = e;
-  return true;
-}
 
 void wait_turn(WorkShare* w, long mine) {
   for (unsigned i = 1; w->ordered_turn.load(std::memory_order_acquire) != mine; ++i) {
@@ -135,21 +41,6 @@ void ordered_took(long begin, long end) {
 }
 
 namespace {
-
-bool next(long* istart, long* iend) {
-  WorkShare* w = me().ws;
-  if (w == nullptr) return false;
-  ordered_pass(w);
-  bool got;
-  switch (w->sched) {
-    case kDynamic: got = dynamic_next(w, istart, iend); break;
-    case kGuided: got = guided_next(w, istart, iend); break;
-    default: got = static_next(w, istart, iend); break;
-  }
-  if (got && w->ordered)
-    ordered_took((*istart - w->start) / w->incr, iterations(w->start, *iend, w->incr));
-  return got;
-}
 
 bool start(int sched, long start, long end, long incr, long chunk, bool ordered, long* istart,
            long* iend) {
@@ -183,17 +74,22 @@ void end_loop(bool barrier) {
 
 }  // namespace
 
-int resolve_sched(long sched, long* chunk) {
-  sched &= ~kSchedMonotonic;
-  int kind = static_cast<int>(sched);
+template <typename T>
+int resolve_sched(long sched, T* chunk) {
+  int kind = static_cast<int>(sched & ~kSchedMonotonic);
   if (kind != kStatic && kind != kDynamic && kind != kGuided) {  // runtime, or auto: runtime
     kind = icv().run_sched;
-    *chunk = icv().run_chunk;
-    if (kind != kStatic && kind != kDynamic && kind != kGuided) kind = kStatic, *chunk = 0;
+    long c = icv().run_chunk;
+    if (kind != kStatic && kind != kDynamic && kind != kGuided) kind = kStatic, c = 0;
+    if (kind != kStatic && c < 1) c = 1;
+    *chunk = static_cast<T>(c);
+    return kind;
   }
   if (kind != kStatic && *chunk < 1) *chunk = 1;  // a chunk of 0 would hand out nothing forever
   return kind;
 }
+template int resolve_sched<long>(long, long*);
+template int resolve_sched<ull>(long, ull*);
 
 WorkShare::~WorkShare() { ws_free_extras(this); }
 
@@ -202,18 +98,6 @@ void ws_free_extras(WorkShare* w) {
   w->mem = nullptr;
   free(w->doacross);
   w->doacross = nullptr;
-}
-
-void loop_init(WorkShare* w, int sched, long start, long end, long incr, long chunk, bool ordered) {
-  w->ull = false;
-  w->sched = sched;
-  w->chunk = chunk;
-  w->start = start;
-  w->incr = incr;
-  w->end = iterations(start, end, incr) == 0 ? start : end;
-  w->next_iter.store(start, std::memory_order_relaxed);
-  w->ordered = ordered;
-  w->ordered_turn.store(0, std::memory_order_relaxed);
 }
 
 // The thread outside any team reuses one construct (it cannot meet two at once: a construct
@@ -261,18 +145,6 @@ WorkShare* ws_begin(void (*init)(WorkShare*, void*), void* arg, uintptr_t* reduc
   return w;
 }
 
-bool loop_begin(int sched, long start_, long end, long incr, long chunk, bool ordered,
-                uintptr_t* reductions, void** mem, long* istart, long* iend,
-                const DoacrossSpec* dx) {
-  LoopArgs a{sched, start_, end, incr, chunk, ordered, dx};
-  bool first;
-  ws_begin(init_loop, &a, reductions, mem, &first);
-  me().static_trip = 0;
-  me().ord_begin = me().ord_end = -1;
-  if (istart == nullptr) return true;
-  return next(istart, iend);
-}
-
 void ws_leave() {
   ThreadState& s = me();
   Team* t = s.team;
@@ -297,7 +169,6 @@ WorkShare* preset_loop(int sched, long start_, long end, long incr, long chunk) 
   return w;
 }
 
-bool loop_next(long* istart, long* iend) { return next(istart, iend); }
 bool loop_start(int sched, long s, long e, long incr, long chunk, bool ordered, long* istart,
                 long* iend) {
   return start(sched, s, e, incr, chunk, ordered, istart, iend);

@@ -1,5 +1,5 @@
-// Inside the native runtime's worksharing (omp-loops): what loop.cpp, loop_ull.cpp,
-// loop_start.cpp and doacross.cpp share beyond state.h.
+// Inside the native runtime's worksharing: what loop.cpp, loop_split.cpp, loop_start.cpp and
+// doacross.cpp share beyond state.h.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -13,9 +13,11 @@ using ull = unsigned long long;
 // GOMP_loop_start's `sched` (libgomp's enum gomp_schedule_type): 0 runtime, 1 static, 2 dynamic,
 // 3 guided, 4 auto (from the compiler: runtime with the nonmonotonic modifier), and the
 // monotonic flag bit. Resolved as libgomp's loop.c does: runtime and auto read run-sched-var
-// (whose auto is static with no chunk); returns kStatic, kDynamic or kGuided, with *chunk.
+// (whose auto is static with no chunk); returns kStatic, kDynamic or kGuided, with *chunk (an
+// explicit schedule keeps it, but dynamic and guided chunks are at least 1). T: long or ull.
 constexpr long kSchedMonotonic = 0x80000000L;
-int resolve_sched(long sched, long* chunk);
+template <typename T>
+int resolve_sched(long sched, T* chunk);
 
 // Enter the calling member's next construct as GOMP_loop_start and its kin do: task
 // reductions through the ws_reductions_* interface when `reductions` is not null; with `mem`,
@@ -31,7 +33,8 @@ struct DoacrossSpec {
   const unsigned long* counts;
 };
 
-// Long loops (loop.cpp): set w up as libgomp's gomp_loop_init does (sched resolved).
+// Loops (loop_split.cpp, one template for both iteration types). Long loops: set w up as
+// libgomp's gomp_loop_init does (sched resolved).
 void loop_init(WorkShare* w, int sched, long start, long end, long incr, long chunk, bool ordered);
 // Enter a long loop (sched resolved) with the extras above (dx: a doacross loop); takes the
 // first chunk when istart is not null, else returns true.
@@ -39,7 +42,7 @@ bool loop_begin(int sched, long start, long end, long incr, long chunk, bool ord
                 uintptr_t* reductions, void** mem, long* istart, long* iend,
                 const DoacrossSpec* dx = nullptr);
 
-// Unsigned long long loops (loop_ull.cpp). up: the loop counts up (incr is then
+// Unsigned long long loops (loop_split.cpp). up: the loop counts up (incr is then
 // positive; down, incr is the two's complement of the step, as the compiler passes it).
 bool loop_ull_begin(int sched, bool up, ull start, ull end, ull incr, ull chunk, bool ordered,
                     uintptr_t* reductions, void** mem, ull* istart, ull* iend,

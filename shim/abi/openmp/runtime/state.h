@@ -268,8 +268,8 @@ unsigned team_size_for(unsigned specified);
 // Outside any region: nthreads-var as libgomp holds it for this thread (or ours without libgomp).
 unsigned team_size_hint();
 
-// Loops (loop.cpp). sched: kStatic, kDynamic, kGuided, kAuto, or 0 for runtime (the
-// run-sched ICV). start() enters the construct and takes the first chunk.
+// Loops (loop.cpp; loop_next in loop_split.cpp). sched: kStatic, kDynamic, kGuided, kAuto, or 0 for
+// runtime (the run-sched ICV). start() enters the construct and takes the first chunk.
 bool loop_start(int sched, long start, long end, long incr, long chunk, bool ordered, long* istart,
                 long* iend);
 bool loop_next(long* istart, long* iend);
