@@ -19,6 +19,7 @@
 #include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/loop.h"
 #include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/xmalloc.h"
 #include "core/futex.h"
 
 namespace poolshim::abi::openmp::runtime {
@@ -147,8 +148,7 @@ void doacross_init(WorkShare* w, const DoacrossSpec& dx, unsigned long chunk) {
   size_t elt_words = (words * sizeof(unsigned long) + 63) / 64 * (64 / sizeof(unsigned long));
   size_t head = offsetof(Doacross, shift) + dx.ncounts * sizeof(unsigned);
   size_t bytes = head + 63 + num_ents * elt_words * sizeof(unsigned long);
-  Doacross* d = static_cast<Doacross*>(malloc(bytes));
-  if (d == nullptr) abort();  // as libgomp's gomp_malloc
+  Doacross* d = static_cast<Doacross*>(xmalloc(bytes));
   d->ncounts = dx.ncounts;
   d->flattened = flattened;
   d->chunk = chunk;
@@ -207,8 +207,7 @@ void wait_va(T first, va_list ap) {
   unsigned long vec[kMaxVector];
   unsigned long* v = d->ncounts <= kMaxVector
                          ? vec
-                         : static_cast<unsigned long*>(malloc(d->ncounts * sizeof(unsigned long)));
-  if (v == nullptr) abort();
+                         : static_cast<unsigned long*>(xmalloc(d->ncounts * sizeof(unsigned long)));
   v[0] = static_cast<unsigned long>(first);
   for (unsigned i = 1; i < d->ncounts; ++i) v[i] = static_cast<unsigned long>(va_arg(ap, T));
   dx_wait(v);

@@ -9,6 +9,7 @@
 
 #include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/xmalloc.h"
 
 namespace poolshim::abi::openmp::runtime {
 namespace {
@@ -80,8 +81,7 @@ int psn_omp_test_nest_lock(void* p) {
 extern "C" {
 
 void psn_omp_init_nest_lock_(void** p) {
-  *p = malloc(16);
-  if (*p == nullptr) abort();  // as libgomp's gomp_malloc
+  *p = xmalloc(16);
   psn_omp_init_nest_lock(*p);
 }
 void psn_omp_destroy_nest_lock_(void** p) {

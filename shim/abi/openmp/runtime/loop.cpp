@@ -9,6 +9,7 @@
 
 #include "abi/openmp/runtime/loop.h"
 #include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/xmalloc.h"
 #include "core/futex.h"
 
 namespace poolshim::abi::openmp::runtime {
@@ -60,8 +61,7 @@ void init_begin(WorkShare* w, void* arg) {
   if (b.init != nullptr) b.init(w, b.arg);
   if (b.reductions != nullptr) ws_reductions_first(w, b.reductions);
   if (b.mem_size != SIZE_MAX) {
-    w->mem = calloc(1, b.mem_size > 0 ? b.mem_size : 1);
-    if (w->mem == nullptr) abort();  // as libgomp's gomp_malloc_cleared
+    w->mem = xcalloc(1, b.mem_size > 0 ? b.mem_size : 1);
   }
 }
 

@@ -30,6 +30,7 @@
 #include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/libgomp.h"
 #include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/xmalloc.h"
 #include "config/options.h"
 
 namespace poolshim::abi::openmp::runtime {
@@ -172,8 +173,7 @@ void start_target_task(void (*fn)(void*), size_t mapnum, void** hostaddrs, const
   size_t align;
   size_t fp = firstprivate_size(mapnum, sizes, kinds, &align);
   size_t bytes = sizeof(TargetTask) + mapnum * sizeof(void*) + fp;
-  TargetTask* t = static_cast<TargetTask*>(malloc(bytes));
-  if (t == nullptr) abort();  // as libgomp's gomp_malloc
+  TargetTask* t = static_cast<TargetTask*>(xmalloc(bytes));
   t->fn = fn;
   t->thread_limit = thread_limit_arg(args);
   t->hostaddrs = reinterpret_cast<void**>(t + 1);
@@ -214,8 +214,7 @@ void psn_GOMP_target_ext(int device, void (*fn)(void*), size_t mapnum, void** ho
   size_t align;
   size_t fp = firstprivate_size(mapnum, sizes, kinds, &align);
   char stack_buf[512];
-  char* buf = fp <= sizeof stack_buf ? stack_buf : static_cast<char*>(malloc(fp));
-  if (buf == nullptr) abort();  // as libgomp's gomp_malloc
+  char* buf = fp <= sizeof stack_buf ? stack_buf : static_cast<char*>(xmalloc(fp));
   if (fp != 0) copy_firstprivate(buf, align, mapnum, hostaddrs, sizes, kinds);
   run_fallback(fn, hostaddrs, thread_limit_arg(args));
   if (buf != stack_buf) free(buf);

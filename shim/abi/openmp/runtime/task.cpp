@@ -18,6 +18,7 @@
 
 #include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/xmalloc.h"
 
 namespace poolshim::abi::openmp::runtime {
 namespace {
@@ -105,8 +106,7 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
   } else {
     size_t size = static_cast<size_t>(arg_size) + static_cast<size_t>(arg_align) - 1;
     char stack_buf[256];
-    char* buf = size <= sizeof stack_buf ? stack_buf : static_cast<char*>(malloc(size));
-    if (buf == nullptr) abort();  // as libgomp's gomp_malloc
+    char* buf = size <= sizeof stack_buf ? stack_buf : static_cast<char*>(xmalloc(size));
     char* arg = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(buf) + arg_align - 1) &
                                         ~static_cast<uintptr_t>(arg_align - 1));
     cpyfn(arg, data);

@@ -36,6 +36,7 @@
 #include <new>
 
 #include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/xmalloc.h"
 #include "core/futex.h"
 #include "core/workers.h"
 
@@ -179,8 +180,7 @@ void wait_until(Team* t, Done done, Pick pick) {
 TaskNode* implicit_node() {
   ThreadState& s = me();
   if (s.node == nullptr) {
-    void* mem = malloc(sizeof(TaskNode));
-    if (mem == nullptr) abort();  // as libgomp's gomp_malloc
+    void* mem = xmalloc(sizeof(TaskNode));
     s.node = new (mem) TaskNode;
     s.node->implicit = true;
     s.node->team = s.team;
@@ -201,8 +201,7 @@ bool task_deferrable(unsigned long extra) {
 TaskNode* task_alloc(void (*fn)(void*), long arg_size, long arg_align, bool detach, char** arg) {
   size_t align = arg_align > 1 ? static_cast<size_t>(arg_align) : 1;
   size_t size = arg_size > 0 ? static_cast<size_t>(arg_size) : 0;
-  void* mem = malloc(sizeof(TaskNode) + size + align - 1);
-  if (mem == nullptr) abort();  // as libgomp's gomp_malloc
+  void* mem = xmalloc(sizeof(TaskNode) + size + align - 1);
   TaskNode* n = new (mem) TaskNode;
   n->fn = fn;
   n->arg = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(n + 1) + align - 1) &

@@ -29,6 +29,7 @@
 
 #include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/xmalloc.h"
 
 namespace poolshim::abi::openmp::runtime {
 namespace {
@@ -45,8 +46,7 @@ size_t hash_address(uintptr_t a) { return static_cast<size_t>((a >> 3) * 0x9e377
 Table* table_new(size_t entries) {
   size_t slots = 8;
   while (slots < 2 * entries) slots *= 2;
-  Table* t = static_cast<Table*>(calloc(1, sizeof(Table) + (slots - 1) * sizeof(uintptr_t*)));
-  if (t == nullptr) abort();  // as libgomp's gomp_malloc
+  Table* t = static_cast<Table*>(xcalloc(1, sizeof(Table) + (slots - 1) * sizeof(uintptr_t*)));
   t->mask = slots - 1;
   return t;
 }
@@ -80,8 +80,7 @@ uintptr_t word(const void* p) { return reinterpret_cast<uintptr_t>(p); }
 
 void* alloc_block(uintptr_t align, size_t size) {
   size_t a = align < sizeof(void*) ? sizeof(void*) : static_cast<size_t>(align);
-  void* p = nullptr;
-  if (posix_memalign(&p, a, size == 0 ? 1 : size) != 0) abort();  // as gomp_aligned_alloc
+  void* p = xaligned_alloc(a, size == 0 ? 1 : size);
   memset(p, 0, size);
   return p;
 }

@@ -17,6 +17,7 @@
 
 #include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/xmalloc.h"
 
 namespace poolshim::abi::openmp::runtime {
 namespace {
@@ -165,8 +166,7 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
   unsigned long copies = cpyfn != nullptr ? num_tasks : 1;
   char stack_buf[512];
   size_t bytes = copies * size + align - 1;
-  char* buf = bytes <= sizeof stack_buf ? stack_buf : static_cast<char*>(malloc(bytes));
-  if (buf == nullptr) abort();  // as libgomp's gomp_malloc
+  char* buf = bytes <= sizeof stack_buf ? stack_buf : static_cast<char*>(xmalloc(bytes));
   char* args = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(buf) + align - 1) &
                                        ~static_cast<uintptr_t>(align - 1));
   if (cpyfn != nullptr) {
