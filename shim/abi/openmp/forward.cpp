@@ -3,9 +3,8 @@
 // others; with POOLSHIM_OPENMP=forward (or an invalid value) or POOLSHIM_DISABLE=openmp, every
 // row to the real libgomp, so that the process behaves exactly as without the shim.
 //
-// The native runtime is the default since it passes GCC's libgomp testsuite as libgomp does and
-// its regions cost less (docs/openmp.md, "Decision"). The shim owns every GOMP_*/omp_* name
-// either way, so a row's target is chosen here, with no other interposition.
+// The native runtime is the default (docs/openmp.md, "Decision", says why). The shim owns every
+// GOMP_*/omp_* name either way, so a row's target is chosen here, with no other interposition.
 //
 // How the real function is found, once per row (entry.h: the trampolines cache it):
 //   1-2. runtime::real_function() (runtime/libgomp.h): the libgomp the program links, else the

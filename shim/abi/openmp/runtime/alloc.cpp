@@ -1,4 +1,4 @@
-// Native def-allocator-var (omp-target): omp_set_default_allocator / omp_get_default_allocator,
+// Native def-allocator-var: omp_set_default_allocator / omp_get_default_allocator,
 // and the allocation entry points that read it when given omp_null_allocator. libgomp keeps it
 // per thread (ts.def_allocator) and a parallel region's members inherit the creator's; here the
 // members run on the pool's threads, whose libgomp state knows nothing of the creator's, so the

@@ -1,4 +1,4 @@
-// Cancellation in the native runtime (omp-cancel), as libgomp does it (its parallel.c, bar.c,
+// Cancellation in the native runtime, as libgomp does it (its parallel.c, bar.c,
 // work.c, task.c, read for the semantics): nothing is cancelled unless cancel-var is true
 // (OMP_CANCELLATION, read once). Then:
 // - `cancel for` / `cancel sections` set the team's ws_cancelled; a cancellation point of the

@@ -1,8 +1,8 @@
 // The Fortran spellings (omp_*_ and omp_*_8_ rows of symbols/openmp.def) of the native omp_*
-// rows (omp-target): arguments by reference, int32_t results, and the _8_ variants' int64_t
+// rows: arguments by reference, int32_t results, and the _8_ variants' int64_t
 // arguments narrowed as libgomp's fortran.c narrows them (TO_INT: clamped to int; logicals
 // through !!), read for the semantics. Each calls the native C spelling, so a Fortran program
-// under POOLSHIM_OPENMP=shim sees the same team as a C one; those of other areas' rows
+// under POOLSHIM_OPENMP=shim sees the same team as a C one; those of rows defined elsewhere
 // (omp_in_final, omp_get_cancellation, omp_pause_resource*) call the C spelling's exported entry
 // point, which goes wherever that row goes (libgomp's fortran.c calls its C spelling too).
 #include <limits.h>
@@ -11,8 +11,8 @@
 #include "abi/openmp/runtime/entry_points.h"
 
 extern "C" {
-// Other areas' rows, called through the shim's own exported entry points (the trampolines of
-// abi/openmp/trampolines.cpp): native or forwarded, as their C rows are.
+// Rows defined elsewhere in the runtime, called through the shim's own exported entry points (the
+// trampolines of abi/openmp/trampolines.cpp): native or forwarded, as their C rows are.
 int omp_in_final();
 int omp_get_cancellation();
 int omp_pause_resource(int kind, int device_num);

@@ -1,4 +1,4 @@
-// Nest locks of the native runtime (omp-cancel): OpenMP 3.0 made locks owned by tasks, not
+// Nest locks of the native runtime: OpenMP 3.0 made locks owned by tasks, not
 // threads, so a nest lock held by one task is not the same task's again inside a parallel
 // region on the same thread, or inside an undeferred task (libgomp.c/lock-1.c, lock-2.c).
 // libgomp's OMP_3.0 omp_nest_lock_t is {int lock; int count; void* owner;} (16 bytes, owner the

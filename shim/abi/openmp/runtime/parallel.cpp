@@ -123,7 +123,7 @@ void member_main(void* ctx, unsigned m) {
     me().ws_seq = 1;
   }
   t->fn(t->data);
-  region_member_end();  // the team's tasks are complete before a member leaves (omp-deferred)
+  region_member_end();  // the team's tasks are complete before a member leaves
   me() = saved;
 }
 

@@ -1,4 +1,4 @@
-// omp_pause_resource and omp_pause_resource_all of the native runtime (omp-cancel), as libgomp's
+// omp_pause_resource and omp_pause_resource_all of the native runtime, as libgomp's
 // (its target.c and team.c): on the host device (omp_get_initial_device(), which is the number
 // of devices) and outside any region, the threads that served teams are destroyed
 // (core::team::pause()), so threadprivate data starts afresh on them; -1 inside a region or for

@@ -121,7 +121,7 @@ void load() {
     g_global.max_active_levels = kSupportedLevels;
   }
   read_schedule();
-  // OMP_WAIT_POLICY (omp-target), as libgomp parses it: passive sets its spin count to 0.
+  // OMP_WAIT_POLICY, as libgomp parses it: passive sets its spin count to 0.
   if (const char* wp = config::raw_value("OMP_WAIT_POLICY")) {
     while (*wp == ' ' || (*wp >= '\t' && *wp <= '\r')) ++wp;
     if (strncasecmp(wp, "passive", 7) == 0) {
@@ -130,7 +130,7 @@ void load() {
       if (*wp == '\0') g_spin_ns = 0;
     }
   }
-  // OMP_DEFAULT_DEVICE (omp-target): a non-negative int, as libgomp's parse_int with zero allowed.
+  // OMP_DEFAULT_DEVICE: a non-negative int, as libgomp's parse_int with zero allowed.
   const char* dd = config::raw_value("OMP_DEFAULT_DEVICE");
   if (dd != nullptr && parse_unsigned(dd, &v) && *dd == '\0' && v <= INT_MAX)
     g_global.default_device = static_cast<int>(v);

@@ -27,12 +27,12 @@ struct Icv {
   int run_sched = kDynamic;        // run-sched-var (libgomp: dynamic, chunk 1)
   int run_chunk = 1;
   unsigned thread_limit = 0xffffffffu;  // thread-limit-var (UINT_MAX: none)
-  int default_device = 0;               // default-device-var (omp-target: target.cpp)
+  int default_device = 0;               // default-device-var (target.cpp)
 };
 
 struct WorkShare;
 
-// Tasks (omp-tasks area; task.cpp): a taskgroup of the calling thread's current task, as
+// Tasks (task.cpp): a taskgroup of the calling thread's current task, as
 // libgomp's: GOMP_taskgroup_start pushes one (its reductions inherited from the enclosing one),
 // GOMP_taskgroup_end pops it, once the tasks bound to it (created in it, by its task or by their
 // descendants) are complete. A task's taskgroup is its encountering task's innermost one.
@@ -67,9 +67,9 @@ struct Team {
   std::atomic<unsigned long> single_claimed{0};
   // single copyprivate: the data the executing member broadcasts.
   std::atomic<void*> copy_data{nullptr};
-  // GOMP_parallel_reductions: every member's implicit task starts in this taskgroup (omp-tasks).
+  // GOMP_parallel_reductions: every member's implicit task starts in this taskgroup.
   TaskGroup* taskgroup = nullptr;
-  // omp-target: the creator's teams place (ThreadState's), which every member inherits (libgomp:
+  // The creator's teams place (ThreadState's), which every member inherits (libgomp:
   // gomp_team_start copies it to each thread); the contention group's busy-thread count
   // (libgomp's pool->threads_busy, thread-limit-var's accounting across nested regions): cg
   // points at the outermost team's cg_busy; cg_added is what this region added to it.
@@ -83,7 +83,7 @@ struct Team {
   // construct (reset by the last arrival at every team barrier); `cancel parallel` is
   // kBarCancelled in bar_gen, which releases every cancellable barrier's waiters.
   std::atomic<bool> ws_cancelled{false};
-  // Deferred tasks (omp-deferred; task_queue.cpp): one FIFO queue under task_lock;
+  // Deferred tasks (task_queue.cpp): one FIFO queue under task_lock;
   // task_pending counts the team's tasks not yet complete (queued, running, or detached and not
   // yet fulfilled); task_event is the futex word every task wait sleeps on (bumped on each
   // queued task, completed task and barrier release); task_inflight: completions still touching
@@ -111,13 +111,13 @@ struct ThreadState {
   long ord_end = -1;
   Icv icv;
   bool icv_ready = false;
-  // The current task (omp-tasks area): its innermost taskgroup, whether it is final, and which
+  // The current task: its innermost taskgroup, whether it is final, and which
   // explicit task it is (a unique address while it runs; nullptr in the implicit task, which is
   // this thread's: e.g. a nest lock's owner is `task ? task : the thread`).
   TaskGroup* taskgroup = nullptr;
   bool in_final = false;
   const void* task = nullptr;
-  // omp-target (teams.cpp, target.cpp): the host teams region the thread runs, as
+  // The host teams region the thread runs (teams.cpp, target.cpp), as
   // libgomp's thr->num_teams (teams - 1) and thr->team_num; in a target region's host fallback,
   // the thread is a new initial thread whose ICVs are ours alone (not libgomp's nthreads-var).
   unsigned num_teams = 0;
@@ -127,7 +127,7 @@ struct ThreadState {
   // default, OMP_ALLOCATOR's, applies); inherited by a region's members, as libgomp's.
   uintptr_t def_allocator = 0;
   // Its node when the current task is deferred, or the implicit task's once it made a deferred
-  // task (its children's parent); nullptr before (omp-deferred, task_queue.cpp).
+  // task (its children's parent); nullptr before (task_queue.cpp).
   TaskNode* node = nullptr;
 };
 
@@ -200,7 +200,7 @@ struct WorkShare {
   bool ordered = false;
   void* copyprivate = nullptr;
   uintptr_t* task_reductions = nullptr;  // the first member's task reductions (below)
-  // omp-loops (loop.h): unsigned long long loops (ull set: these fields, not the long
+  // Unsigned long long loops (loop_split.cpp; ull set: these fields, not the long
   // ones; up: counting up), the `mem` block of GOMP_loop_start and its kin, doacross state.
   bool ull = false;
   bool up = true;

@@ -1,4 +1,4 @@
-// Native target constructs (omp-target): the host fallback, as libgomp runs them with no offload
+// Native target constructs: the host fallback, as libgomp runs them with no offload
 // device (its target.c, read for the semantics: gomp_target_fallback, GOMP_target_ext, the data
 // constructs' fallbacks).
 //

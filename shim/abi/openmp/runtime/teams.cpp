@@ -1,4 +1,4 @@
-// Native host teams (omp-target): GOMP_teams_reg (a teams construct outside any target region),
+// Native host teams: GOMP_teams_reg (a teams construct outside any target region),
 // GOMP_teams4 and GOMP_teams (one inside a target region's body, run by the host fallback of
 // target.cpp), the omp_* teams queries and the two global teams ICVs.
 //

@@ -1,7 +1,7 @@
 // Allocation in the native runtime, as libgomp's gomp_malloc family: memory the runtime needs to
 // go on (a task's data, a construct's block, a doacross vector) never fails softly. On failure
 // one line, "poolshim: openmp: out of memory allocating N bytes", goes to stderr with one
-// write(2) (no allocation, no stdio), then the process aborts, as it did before with no line.
+// write(2) (no allocation, no stdio), then the process aborts (libgomp's gomp_fatal ends it too).
 #pragma once
 #include <stddef.h>
 
