@@ -11,6 +11,7 @@
 #include "abi/openmp/runtime/state.h"
 #include "abi/openmp/runtime/xmalloc.h"
 #include "core/futex.h"
+#include "base/assert.h"
 
 namespace poolshim::abi::openmp::runtime {
 namespace {
@@ -37,6 +38,7 @@ void ordered_pass(WorkShare* w) {
 }
 
 void ordered_took(long begin, long end) {
+  POOLSHIM_ASSERT(0 <= begin && begin < end);  // a chunk's logical numbers, in order
   me().ord_begin = begin;
   me().ord_end = end;
 }
@@ -152,6 +154,7 @@ void ws_leave() {
   s.ws = nullptr;
   if (w == nullptr || w == &t_solo || t == nullptr) return;
   t->ws_lock.lock();
+  POOLSHIM_ASSERT(w->left < t->n);  // each member leaves a construct once
   if (++w->left == t->n) {
     WorkShare** p = &t->ws_head;
     while (*p != w) p = &(*p)->next;

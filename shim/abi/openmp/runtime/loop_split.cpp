@@ -133,6 +133,7 @@ bool static_next(WorkShare* w, T* istart, T* iend) {
     e0 = s0 + chunk < n ? s0 + chunk : n;
     ++s.static_trip;
   }
+  POOLSHIM_ASSERT(s0 < e0 && e0 <= n);  // a non-empty block inside the loop's iterations
   *istart = I::start(w) + s0 * I::incr(w);
   *iend = I::start(w) + e0 * I::incr(w);
   return true;

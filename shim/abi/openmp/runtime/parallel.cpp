@@ -15,6 +15,7 @@
 #include "core/pool.h"
 #include "core/team.h"
 #include "core/tls.h"
+#include "base/assert.h"
 
 namespace poolshim::abi::openmp::runtime {
 namespace {
@@ -94,6 +95,7 @@ void init_team(Team* t, void (*fn)(void*), void* data, unsigned n) {
 
 // Makes the calling thread member m of t; returns what it was, to restore.
 ThreadState enter(Team* t, unsigned m) {
+  POOLSHIM_ASSERT(t->n >= 1 && m < t->n);
   ThreadState& s = me();
   ThreadState saved = s;
   s.team = t;
@@ -143,7 +145,10 @@ unsigned team_size_for(unsigned specified) { return resolve_team_size(specified)
 
 void end_team(Team* t) {
   team_cleanup(t);  // what a cancellation left behind (cancel.cpp)
-  if (t->cg_added != 0) t->cg->fetch_sub(t->cg_added, std::memory_order_relaxed);
+  if (t->cg_added != 0) {
+    unsigned long busy = t->cg->fetch_sub(t->cg_added, std::memory_order_relaxed);
+    POOLSHIM_ASSERT(busy > t->cg_added);  // the group's outermost thread stays busy
+  }
 }
 
 unsigned team_size_hint() {

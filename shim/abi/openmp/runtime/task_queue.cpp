@@ -39,6 +39,7 @@
 #include "abi/openmp/runtime/xmalloc.h"
 #include "core/futex.h"
 #include "core/workers.h"
+#include "base/assert.h"
 
 // 0 at compile time (-DPOOLSHIM_OPENMP_DEFERRED_TASKS=0): every task undeferred, as before
 // deferred tasks (for comparisons; the scheduling points then find nothing queued).
@@ -95,10 +96,14 @@ void complete(TaskNode* n) {
   TaskNode* parent = n->parent;
   TaskGroup* g = n->taskgroup;
   t->task_inflight.fetch_add(1, std::memory_order_acq_rel);
-  if (g != nullptr) g->tasks.fetch_sub(1, std::memory_order_acq_rel);
+  if (g != nullptr) {
+    unsigned long in_group = g->tasks.fetch_sub(1, std::memory_order_acq_rel);
+    POOLSHIM_ASSERT(in_group > 0);  // the taskgroup counted this task when it was queued
+  }
   release(n);
   release(parent);  // an implicit task's node never reaches 0 here (its owner frees it)
-  t->task_pending.fetch_sub(1, std::memory_order_acq_rel);
+  unsigned long pending = t->task_pending.fetch_sub(1, std::memory_order_acq_rel);
+  POOLSHIM_ASSERT(pending > 0);  // the team counted this task when it was created
   notify(t);
   t->task_inflight.fetch_sub(1, std::memory_order_release);
 }
