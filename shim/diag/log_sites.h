@@ -22,11 +22,11 @@ enum class LogSite : unsigned {
   workers_partial,           // core/workers.cpp: fewer workers than wanted (degraded: N of M)
   pool_started,              // core/workers.cpp: "pool started: N threads"
   task_ended_worker,         // core/join.cpp: a task ended its worker (pthread_exit, cancel)
-  openmp_forwarding,         // abi/openmp/openmp_forward.cpp: where OpenMP calls go
-  openmp_serial,             // abi/openmp/openmp_forward.cpp: no libgomp, serial answers
-  openmp_missing,            // abi/openmp/openmp_forward.cpp: no libgomp, no serial meaning
-  openmp_native,       // abi/openmp/openmp_forward.cpp: the native runtime in force (the default)
-  team_extra_threads,  // core/gang_threads.cpp: a team thread started beyond the budget
+  openmp_forwarding,         // abi/openmp/forward.cpp: where OpenMP calls go
+  openmp_serial,             // abi/openmp/forward.cpp: no libgomp, serial answers
+  openmp_missing,            // abi/openmp/forward.cpp: no libgomp, no serial meaning
+  openmp_native,             // abi/openmp/forward.cpp: the native runtime in force (the default)
+  team_extra_threads,        // core/gang_threads.cpp: a team thread started beyond the budget
   // --- once per (site, calling module) -----------------------------------------------------
   // A site that serves several ExecuTorch symbols (both namespaces' get_pthreadpool, the
   // members forwarded for a foreign object) says its line once per module, naming the first.

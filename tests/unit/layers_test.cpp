@@ -53,7 +53,8 @@ std::vector<Layer> documented_layers() {
   return layers;
 }
 
-// The layer a path under shim/ belongs to: the longest folder that prefixes it.
+// The layer a path under shim/ belongs to: the longest folder that prefixes it (a folder inside
+// another, such as abi/openmp/runtime inside abi/openmp, is a layer of its own).
 const Layer* layer_of(const std::vector<Layer>& layers, const std::string& rel) {
   const Layer* best = nullptr;
   for (const Layer& l : layers)
@@ -61,6 +62,16 @@ const Layer* layer_of(const std::vector<Layer>& layers, const std::string& rel) 
         (best == nullptr || l.folder.size() > best->folder.size()))
       best = &l;
   return best;
+}
+
+// Whether a file of shim/ may include target (both relative to shim/): same layer, or a folder
+// the including file's row lists. Files in no layer are the row check's to report.
+bool may_include(const std::vector<Layer>& layers, const std::string& file,
+                 const std::string& target) {
+  const Layer* from = layer_of(layers, file);
+  const Layer* to = layer_of(layers, target);
+  if (from == nullptr || to == nullptr || from == to) return true;
+  return from->below.count(to->folder) == 1;
 }
 
 struct Include {
@@ -122,13 +133,33 @@ TEST(Layers, NoIncludeRunsUpward) {
   std::vector<Include> includes = shim_includes();
   ASSERT_GE(includes.size(), 100u) << "the scan found too few includes (a wrong path?)";
   for (const Include& inc : includes) {
-    const Layer* from = layer_of(layers, inc.file);
-    const Layer* to = layer_of(layers, inc.target);
-    if (from == nullptr || to == nullptr || from == to) continue;  // the row check reports these
-    EXPECT_TRUE(from->below.count(to->folder) == 1)
-        << "shim/" << inc.file << ":" << inc.line << " includes " << inc.target << ": "
-        << from->folder << " may not include " << to->folder << " (docs/design.md, Layers)";
+    if (may_include(layers, inc.file, inc.target)) continue;
+    EXPECT_TRUE(false) << "shim/" << inc.file << ":" << inc.line << " includes " << inc.target
+                       << ": " << layer_of(layers, inc.file)->folder << " may not include "
+                       << layer_of(layers, inc.target)->folder << " (docs/design.md, Layers)";
   }
+}
+
+// A folder inside another folder's row is a room below it: its files belong to its own row, the
+// outer folder may include it, and it may not include the outer folder (the OpenMP runtime,
+// abi/openmp/runtime, never includes the routing layer abi/openmp that exports its rows).
+TEST(Layers, ANestedFolderIsALayerBelowItsParent) {
+  std::vector<Layer> layers = documented_layers();
+  ASSERT_FALSE(layers.empty());
+  int nested = 0;
+  for (const Layer& inner : layers)
+    for (const Layer& outer : layers) {
+      if (inner.folder.compare(0, outer.folder.size() + 1, outer.folder + "/") != 0) continue;
+      ++nested;
+      const std::string in_inner = inner.folder + "/x.h", in_outer = outer.folder + "/x.h";
+      EXPECT_EQ(layer_of(layers, inner.folder + "/x.cpp"), &inner) << inner.folder;
+      EXPECT_EQ(layer_of(layers, in_outer), &outer) << outer.folder;
+      EXPECT_FALSE(may_include(layers, inner.folder + "/x.cpp", in_outer))
+          << inner.folder << " may include its parent " << outer.folder << " (docs/design.md)";
+      EXPECT_TRUE(may_include(layers, outer.folder + "/x.cpp", in_inner))
+          << outer.folder << " may not include its own " << inner.folder << " (docs/design.md)";
+    }
+  EXPECT_GE(nested, 1) << "docs/design.md: no row for abi/openmp/runtime inside abi/openmp";
 }
 
 }  // namespace

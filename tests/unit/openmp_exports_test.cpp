@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "abi/openmp/openmp_entry.h"
+#include "abi/openmp/entry.h"
 #include "shim_exports.h"
 
 namespace {

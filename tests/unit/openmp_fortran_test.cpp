@@ -1,4 +1,4 @@
-// The Fortran spellings of the native OpenMP runtime (shim/abi/openmp/native_fortran.cpp):
+// The Fortran spellings of the native OpenMP runtime (shim/abi/openmp/runtime/fortran.cpp):
 //  - every omp_*_ and omp_*_8_ row of symbols/openmp.def whose C spelling is native is native
 //    too (a Fortran program under POOLSHIM_OPENMP=shim must not ask libgomp about a team that
 //    libgomp never saw);
@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/entry.h"
 #include "shim_exports.h"
 
 namespace {
 
-namespace native = poolshim::abi::openmp::native;
+using poolshim::abi::openmp::runtime_function;
 
 struct Row {
   std::string name, version;
@@ -47,8 +47,8 @@ TEST(OpenmpFortran, EveryNativeCRowHasANativeFortranRow) {
     std::string c = c_spelling(r.name);
     if (c.empty()) continue;
     // The same version's C spelling (the OMP_3.0 nest locks are native, the OMP_1.0 ones not).
-    if (native::lookup(c.c_str(), r.version.c_str()) == nullptr) continue;
-    EXPECT_NE(native::lookup(r.name.c_str(), r.version.c_str()), nullptr)
+    if (runtime_function(c.c_str(), r.version.c_str()) == nullptr) continue;
+    EXPECT_NE(runtime_function(r.name.c_str(), r.version.c_str()), nullptr)
         << r.name << " is not native, but " << c << " is";
     ++checked;
   }

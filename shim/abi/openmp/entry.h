@@ -1,6 +1,6 @@
 // One exported OpenMP entry point (a row of symbols/openmp.def) and where its calls go.
 //
-// Each row has an exported trampoline (openmp_trampolines.cpp) and one Entry (openmp_forward.cpp).
+// Each row has an exported trampoline (trampolines.cpp) and one Entry (forward.cpp).
 // The trampoline knows no signature: it jumps to entry.target with every argument register as
 // the caller left it, so one piece of code serves all 321 functions, variadic or not. The first
 // call of a row finds target empty and takes the slow path, which saves the argument registers,
@@ -28,14 +28,13 @@ static_assert(offsetof(Entry, target) == 0, "the trampolines read target at offs
 extern Entry* const kEntries[];
 extern const size_t kEntryCount;
 
-// What a row's calls go to when no libgomp can be found (openmp_serial.cpp): the serial
+// What a row's calls go to when no libgomp can be found (serial.cpp): the serial
 // program's answer where OpenMP defines one, nullptr otherwise.
 void* serial_fallback(const char* name);
 
-// libgomp's own definition of name@version (openmp_forward.cpp's steps 1 and 2), nullptr when no
-// libgomp can be found. The native runtime reads and writes libgomp's nthreads-var through it,
-// so that code calling libgomp by handle (threadpoolctl) still takes effect.
-void* real_function(const char* name, const char* version);
+// The native runtime's function for name@version (runtime_table.cpp), nullptr when the row has
+// none: it then forwards to libgomp even by default (docs/openmp.md lists which rows).
+void* runtime_function(const char* name, const char* version);
 
 }  // namespace poolshim::abi::openmp
 

@@ -16,11 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "abi/openmp/native_loop.h"
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/loop.h"
+#include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/xmalloc.h"
 #include "core/futex.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 
 struct Doacross {
   unsigned ncounts;
@@ -146,8 +148,7 @@ void doacross_init(WorkShare* w, const DoacrossSpec& dx, unsigned long chunk) {
   size_t elt_words = (words * sizeof(unsigned long) + 63) / 64 * (64 / sizeof(unsigned long));
   size_t head = offsetof(Doacross, shift) + dx.ncounts * sizeof(unsigned);
   size_t bytes = head + 63 + num_ents * elt_words * sizeof(unsigned long);
-  Doacross* d = static_cast<Doacross*>(malloc(bytes));
-  if (d == nullptr) abort();  // as libgomp's gomp_malloc
+  Doacross* d = static_cast<Doacross*>(xmalloc(bytes));
   d->ncounts = dx.ncounts;
   d->flattened = flattened;
   d->chunk = chunk;
@@ -172,9 +173,9 @@ void doacross_init(WorkShare* w, const DoacrossSpec& dx, unsigned long chunk) {
   w->doacross = d;
 }
 
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 namespace {
 
@@ -189,17 +190,10 @@ bool doacross_long(long sched, unsigned ncounts, long* counts, long chunk, uintp
 
 bool doacross_ull(long sched, unsigned ncounts, ull* counts, ull chunk, uintptr_t* reductions,
                   void** mem, ull* istart, ull* iend) {
-  long kind = sched & ~kSchedMonotonic;
-  if (kind == kStatic || kind == kDynamic || kind == kGuided) {
-    if (kind != kStatic && chunk == 0) chunk = 1;
-  } else {
-    long c = 0;
-    kind = resolve_sched(sched, &c);
-    chunk = static_cast<ull>(c);
-  }
+  int kind = resolve_sched(sched, &chunk);
   DoacrossSpec dx{ncounts, reinterpret_cast<const unsigned long*>(counts)};
-  return loop_ull_begin(static_cast<int>(kind), true, 0, counts[0], 1, chunk, false, reductions,
-                        mem, istart, iend, &dx);
+  return loop_ull_begin(kind, true, 0, counts[0], 1, chunk, false, reductions, mem, istart, iend,
+                        &dx);
 }
 
 // Reads the rest of a wait's vector off its arguments (T: long or unsigned long long).
@@ -213,8 +207,7 @@ void wait_va(T first, va_list ap) {
   unsigned long vec[kMaxVector];
   unsigned long* v = d->ncounts <= kMaxVector
                          ? vec
-                         : static_cast<unsigned long*>(malloc(d->ncounts * sizeof(unsigned long)));
-  if (v == nullptr) abort();
+                         : static_cast<unsigned long*>(xmalloc(d->ncounts * sizeof(unsigned long)));
   v[0] = static_cast<unsigned long>(first);
   for (unsigned i = 1; i < d->ncounts; ++i) v[i] = static_cast<unsigned long>(va_arg(ap, T));
   dx_wait(v);

@@ -1,12 +1,13 @@
 // Native synchronisation: critical (unnamed and named), atomic, single and single copyprivate,
-// taskgroups and tasks are in native_task.cpp, cancellation in native_cancel.cpp.
+// taskgroups and tasks are in task.cpp, cancellation in cancel.cpp.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/state.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 Lock g_critical;  // the unnamed critical section (one per process, as libgomp's)
@@ -15,9 +16,9 @@ Lock g_atomic;    // GOMP_atomic_start/end: atomics the compiler could not make 
 void init_nothing(WorkShare*, void*) {}
 
 }  // namespace
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 extern "C" {
 

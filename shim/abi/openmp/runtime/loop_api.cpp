@@ -1,9 +1,10 @@
 // The GOMP_loop_*, GOMP_parallel_loop_*, GOMP_sections_* and GOMP_ordered_* entry points of the
-// native runtime, over native_loop.cpp. The nonmonotonic and maybe_nonmonotonic spellings are
+// native runtime, over loop.cpp. The nonmonotonic and maybe_nonmonotonic spellings are
 // the same schedules (libgomp treats them alike on the host).
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/state.h"
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 extern "C" {
 

@@ -1,5 +1,5 @@
-// The native runtime's thread state and ICVs (native_state.h; the team barrier is in
-// native_task_queue.cpp, with the tasks its members run).
+// The native runtime's thread state and ICVs (state.h; the team barrier is in
+// task_queue.cpp, with the tasks its members run).
 //
 // ICVs as libgomp reads them (its env.c, read for the rules, never copied): OMP_NUM_THREADS is
 // a list, one value per nesting level, its first value nthreads-var (default: the shim's
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/state.h"
 #include "budget/budget.h"
 #include "config/options.h"
 #include "core/futex.h"
@@ -22,7 +22,7 @@
 #include "core/wait.h"
 #include "core/workers.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 constexpr unsigned kSupportedLevels = UCHAR_MAX;
@@ -122,7 +122,7 @@ void load() {
     g_global.max_active_levels = kSupportedLevels;
   }
   read_schedule();
-  // OMP_WAIT_POLICY (omp-target), as libgomp parses it: passive sets its spin count to 0.
+  // OMP_WAIT_POLICY, as libgomp parses it: passive sets its spin count to 0.
   if (const char* wp = config::raw_value("OMP_WAIT_POLICY")) {
     while (*wp == ' ' || (*wp >= '\t' && *wp <= '\r')) ++wp;
     if (strncasecmp(wp, "passive", 7) == 0) {
@@ -131,7 +131,7 @@ void load() {
       if (*wp == '\0') g_spin_ns = 0;
     }
   }
-  // OMP_DEFAULT_DEVICE (omp-target): a non-negative int, as libgomp's parse_int with zero allowed.
+  // OMP_DEFAULT_DEVICE: a non-negative int, as libgomp's parse_int with zero allowed.
   const char* dd = config::raw_value("OMP_DEFAULT_DEVICE");
   if (dd != nullptr && parse_unsigned(dd, &v) && *dd == '\0' && v <= INT_MAX)
     g_global.default_device = static_cast<int>(v);
@@ -207,4 +207,4 @@ TaskScope::~TaskScope() {
   s.task = saved_task;
 }
 
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime

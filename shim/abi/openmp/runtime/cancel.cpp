@@ -1,4 +1,4 @@
-// Cancellation in the native runtime (omp-cancel), as libgomp does it (its parallel.c, bar.c,
+// Cancellation in the native runtime, as libgomp does it (its parallel.c, bar.c,
 // work.c, task.c, read for the semantics): nothing is cancelled unless cancel-var is true
 // (OMP_CANCELLATION, read once). Then:
 // - `cancel for` / `cancel sections` set the team's ws_cancelled; a cancellation point of the
@@ -9,15 +9,16 @@
 //   barrier: every cancellable barrier (GOMP_barrier_cancel, GOMP_loop_end_cancel,
 //   GOMP_sections_end_cancel) returns true from then on, waiters included; taskgroup and
 //   parallel cancellation points return true; tasks are discarded, and queued ones that have
-//   not started do not start (native_task_queue.cpp, where the barrier is).
+//   not started do not start (task_queue.cpp, where the barrier is).
 // The compiler branches to the end of the construct on true.
 #include <pthread.h>
 #include <strings.h>
 
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/state.h"
 #include "config/options.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 // gomp-constants.h's GOMP_CANCEL_* bits.
@@ -60,9 +61,9 @@ void team_cleanup(Team* t) {
   }
 }
 
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 extern "C" {
 
@@ -96,7 +97,7 @@ bool psn_GOMP_cancel(int which, bool do_cancel) {
   }
   (void)kCancelParallel;
   if (t == nullptr) return true;  // libgomp would crash: an orphaned `cancel parallel`
-  team_cancel(t);  // kBarCancelled, and the team's waiters woken (native_task_queue.cpp)
+  team_cancel(t);                 // kBarCancelled, and the team's waiters woken (task_queue.cpp)
   return true;
 }
 

@@ -1,13 +1,14 @@
-// omp_pause_resource and omp_pause_resource_all of the native runtime (omp-cancel), as libgomp's
+// omp_pause_resource and omp_pause_resource_all of the native runtime, as libgomp's
 // (its target.c and team.c): on the host device (omp_get_initial_device(), which is the number
 // of devices) and outside any region, the threads that served teams are destroyed
 // (core::gang::pause()), so threadprivate data starts afresh on them; -1 inside a region or for
 // a device number that does not exist; 0 for a real device (libgomp does nothing for them).
-#include "abi/openmp/native_state.h"
-#include "abi/openmp/openmp_entry.h"
+#include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/libgomp.h"
+#include "abi/openmp/runtime/state.h"
 #include "core/gang.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 int num_devices() {
@@ -24,9 +25,9 @@ int pause_host() {
 }
 
 }  // namespace
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 extern "C" {
 

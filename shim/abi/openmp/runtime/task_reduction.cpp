@@ -1,7 +1,7 @@
 // Task reductions of the native runtime (task_reduction, reduction(task, ...), in_reduction):
 // GOMP_taskgroup_reduction_register/_unregister, GOMP_task_reduction_remap,
 // GOMP_parallel_reductions, GOMP_workshare_task_reduction_unregister, and the worksharing
-// interface of native_state.h (ws_reductions_*) that GOMP_loop_start, GOMP_loop_ull_start,
+// interface of state.h (ws_reductions_*) that GOMP_loop_start, GOMP_loop_ull_start,
 // GOMP_sections2_start and GOMP_scope_start call.
 //
 // The compiler hands the runtime an array per construct in libgomp's layout (its task.c, read
@@ -16,7 +16,7 @@
 // Thread i's copy of an item is block + i * data[1] + offset; the compiler combines the copies
 // itself after the construct and then calls GOMP_taskgroup_reduction_unregister (or
 // GOMP_workshare_task_reduction_unregister). A task's copies are its executing thread's: with
-// undeferred tasks (native_task.cpp) the encountering thread's.
+// undeferred tasks (task.cpp) the encountering thread's.
 //
 // Registration chains the new arrays in front of the enclosing taskgroup's (data[4]); the lookup
 // table holds the enclosing table's entries too, an inner registration of the same address
@@ -27,9 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/xmalloc.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 // An open-addressing table from an item's original address to its entry (3 words, above).
@@ -44,8 +46,7 @@ size_t hash_address(uintptr_t a) { return static_cast<size_t>((a >> 3) * 0x9e377
 Table* table_new(size_t entries) {
   size_t slots = 8;
   while (slots < 2 * entries) slots *= 2;
-  Table* t = static_cast<Table*>(calloc(1, sizeof(Table) + (slots - 1) * sizeof(uintptr_t*)));
-  if (t == nullptr) abort();  // as libgomp's gomp_malloc
+  Table* t = static_cast<Table*>(xcalloc(1, sizeof(Table) + (slots - 1) * sizeof(uintptr_t*)));
   t->mask = slots - 1;
   return t;
 }
@@ -79,8 +80,7 @@ uintptr_t word(const void* p) { return reinterpret_cast<uintptr_t>(p); }
 
 void* alloc_block(uintptr_t align, size_t size) {
   size_t a = align < sizeof(void*) ? sizeof(void*) : static_cast<size_t>(align);
-  void* p = nullptr;
-  if (posix_memalign(&p, a, size == 0 ? 1 : size) != 0) abort();  // as gomp_aligned_alloc
+  void* p = xaligned_alloc(a, size == 0 ? 1 : size);
   memset(p, 0, size);
   return p;
 }
@@ -172,9 +172,9 @@ void ws_reductions_join(WorkShare* ws, uintptr_t* reductions) {
   g->reductions = reductions;
 }
 
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 extern "C" {
 

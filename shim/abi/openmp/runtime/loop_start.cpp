@@ -1,29 +1,17 @@
 // The native runtime's GOMP 5.0 worksharing starts and the rest of the loop family
-// (native_loop.h): GOMP_loop_start / GOMP_loop_ordered_start and their ull twins (a `sched`
+// (loop.h): GOMP_loop_start / GOMP_loop_ordered_start and their ull twins (a `sched`
 // number, task `reductions`, the `mem` block), every GOMP_loop_ull_* start and next,
 // GOMP_sections2_start, GOMP_scope_start, and the old GOMP_parallel_loop_*_start /
 // GOMP_parallel_sections_start that GOMP_parallel_end closes.
 #include <limits.h>
 
-#include "abi/openmp/native_loop.h"
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/loop.h"
+#include "abi/openmp/runtime/state.h"
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 namespace {
-
-// resolve_sched for an unsigned long long chunk: an explicit schedule keeps it as given.
-int resolve_sched_ull(long sched, ull* chunk) {
-  long kind = sched & ~kSchedMonotonic;
-  if (kind == kStatic || kind == kDynamic || kind == kGuided) {
-    if (kind != kStatic && *chunk == 0) *chunk = 1;
-    return static_cast<int>(kind);
-  }
-  long c = 0;
-  int resolved = resolve_sched(sched, &c);
-  *chunk = static_cast<ull>(c);
-  return resolved;
-}
 
 struct Sections {
   unsigned count;
@@ -54,13 +42,13 @@ bool psn_GOMP_loop_ordered_start(long start, long end, long incr, long sched, lo
 
 bool psn_GOMP_loop_ull_start(bool up, ull start, ull end, ull incr, long sched, ull chunk,
                              ull* istart, ull* iend, uintptr_t* reductions, void** mem) {
-  int kind = resolve_sched_ull(sched, &chunk);
+  int kind = resolve_sched(sched, &chunk);
   return loop_ull_begin(kind, up, start, end, incr, chunk, false, reductions, mem, istart, iend);
 }
 
 bool psn_GOMP_loop_ull_ordered_start(bool up, ull start, ull end, ull incr, long sched, ull chunk,
                                      ull* istart, ull* iend, uintptr_t* reductions, void** mem) {
-  int kind = resolve_sched_ull(sched, &chunk);
+  int kind = resolve_sched(sched, &chunk);
   return loop_ull_begin(kind, up, start, end, incr, chunk, true, reductions, mem, istart, iend);
 }
 
@@ -68,12 +56,12 @@ bool psn_GOMP_loop_ull_ordered_start(bool up, ull start, ull end, ull incr, long
 #define PSN_ULL(kind, sched)                                                                 \
   bool psn_GOMP_loop_ull_##kind##_start(bool up, ull s, ull e, ull incr, ull chunk, ull* is, \
                                         ull* ie) {                                           \
-    int k = resolve_sched_ull(sched, &chunk);                                                \
+    int k = resolve_sched(sched, &chunk);                                                    \
     return loop_ull_begin(k, up, s, e, incr, chunk, false, nullptr, nullptr, is, ie);        \
   }                                                                                          \
   bool psn_GOMP_loop_ull_ordered_##kind##_start(bool up, ull s, ull e, ull incr, ull chunk,  \
                                                 ull* is, ull* ie) {                          \
-    int k = resolve_sched_ull(sched, &chunk);                                                \
+    int k = resolve_sched(sched, &chunk);                                                    \
     return loop_ull_begin(k, up, s, e, incr, chunk, true, nullptr, nullptr, is, ie);         \
   }
 PSN_ULL(static, kStatic)
@@ -83,12 +71,12 @@ PSN_ULL(guided, kGuided)
 
 bool psn_GOMP_loop_ull_runtime_start(bool up, ull s, ull e, ull incr, ull* is, ull* ie) {
   ull chunk = 0;
-  int k = resolve_sched_ull(0, &chunk);
+  int k = resolve_sched(0, &chunk);
   return loop_ull_begin(k, up, s, e, incr, chunk, false, nullptr, nullptr, is, ie);
 }
 bool psn_GOMP_loop_ull_ordered_runtime_start(bool up, ull s, ull e, ull incr, ull* is, ull* ie) {
   ull chunk = 0;
-  int k = resolve_sched_ull(0, &chunk);
+  int k = resolve_sched(0, &chunk);
   return loop_ull_begin(k, up, s, e, incr, chunk, true, nullptr, nullptr, is, ie);
 }
 bool psn_GOMP_loop_ull_next(ull* is, ull* ie) { return loop_ull_next(is, ie); }

@@ -4,20 +4,22 @@
 // arithmetic, never copied): grainsize(g) gives n / g tasks of g iterations or more (strict:
 // tasks of g, the last one the rest), num_tasks(k) (default: the team's size) k tasks, the first
 // n % k of them one iteration longer. As libgomp's, the tasks are deferred (queued in the team,
-// native_task_queue.cpp) when the if clause is true, the team has more than one member, the
+// task_queue.cpp) when the if clause is true, the team has more than one member, the
 // encountering task is not final and the team's pending tasks with these stay within 64 per
 // member; else they run undeferred, one after the other, on the encountering thread. Each task
 // gets its own copy of the data, as libgomp's do (undeferred with a copy function: all copies
 // are made first, then the tasks run), so a task's firstprivate changes never reach the next
 // task. Unless nogroup, the tasks run in a taskgroup, in which a reduction clause's array is
-// registered (native_task_reduction.cpp).
+// registered (task_reduction.cpp).
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/xmalloc.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 // gomp-constants.h
@@ -164,8 +166,7 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
   unsigned long copies = cpyfn != nullptr ? num_tasks : 1;
   char stack_buf[512];
   size_t bytes = copies * size + align - 1;
-  char* buf = bytes <= sizeof stack_buf ? stack_buf : static_cast<char*>(malloc(bytes));
-  if (buf == nullptr) abort();  // as libgomp's gomp_malloc
+  char* buf = bytes <= sizeof stack_buf ? stack_buf : static_cast<char*>(xmalloc(bytes));
   char* args = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(buf) + align - 1) &
                                        ~static_cast<uintptr_t>(align - 1));
   if (cpyfn != nullptr) {
@@ -198,9 +199,9 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
 }
 
 }  // namespace
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 extern "C" {
 

@@ -1,6 +1,6 @@
-// Native host teams (omp-target): GOMP_teams_reg (a teams construct outside any target region),
+// Native host teams: GOMP_teams_reg (a teams construct outside any target region),
 // GOMP_teams4 and GOMP_teams (one inside a target region's body, run by the host fallback of
-// native_target.cpp), the omp_* teams queries and the two global teams ICVs.
+// target.cpp), the omp_* teams queries and the two global teams ICVs.
 //
 // As libgomp does on the host (its teams.c, target.c and icv.c, read for the semantics): the
 // teams run one after another on the encountering thread, which is the initial thread of each;
@@ -17,10 +17,11 @@
 
 #include <atomic>
 
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/state.h"
 #include "config/options.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 std::atomic<int> g_nteams{0};              // nteams-var: 0 = implementation defined
@@ -62,9 +63,9 @@ int teams_thread_limit_var() {
 unsigned as_thread_limit(unsigned v) { return v > INT_MAX ? 0xffffffffu : v; }
 
 }  // namespace
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 extern "C" {
 

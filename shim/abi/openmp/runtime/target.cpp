@@ -1,4 +1,4 @@
-// Native target constructs (omp-target): the host fallback, as libgomp runs them with no offload
+// Native target constructs: the host fallback, as libgomp runs them with no offload
 // device (its target.c, read for the semantics: gomp_target_fallback, GOMP_target_ext, the data
 // constructs' fallbacks).
 //
@@ -27,18 +27,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "abi/openmp/native_state.h"
-#include "abi/openmp/openmp_entry.h"
+#include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/libgomp.h"
+#include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/xmalloc.h"
 #include "config/options.h"
 
-extern "C" {
-void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
-                   long arg_align, bool if_clause, unsigned flags, void** depend, int priority,
-                   void* detach);
-void psn_GOMP_taskwait_depend(void** depend);
-}
-
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 // gomp-constants.h.
@@ -178,8 +173,7 @@ void start_target_task(void (*fn)(void*), size_t mapnum, void** hostaddrs, const
   size_t align;
   size_t fp = firstprivate_size(mapnum, sizes, kinds, &align);
   size_t bytes = sizeof(TargetTask) + mapnum * sizeof(void*) + fp;
-  TargetTask* t = static_cast<TargetTask*>(malloc(bytes));
-  if (t == nullptr) abort();  // as libgomp's gomp_malloc
+  TargetTask* t = static_cast<TargetTask*>(xmalloc(bytes));
   t->fn = fn;
   t->thread_limit = thread_limit_arg(args);
   t->hostaddrs = reinterpret_cast<void**>(t + 1);
@@ -196,9 +190,9 @@ void wait_depend(void** depend) {
 }
 
 }  // namespace
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 extern "C" {
 
@@ -220,8 +214,7 @@ void psn_GOMP_target_ext(int device, void (*fn)(void*), size_t mapnum, void** ho
   size_t align;
   size_t fp = firstprivate_size(mapnum, sizes, kinds, &align);
   char stack_buf[512];
-  char* buf = fp <= sizeof stack_buf ? stack_buf : static_cast<char*>(malloc(fp));
-  if (buf == nullptr) abort();  // as libgomp's gomp_malloc
+  char* buf = fp <= sizeof stack_buf ? stack_buf : static_cast<char*>(xmalloc(fp));
   if (fp != 0) copy_firstprivate(buf, align, mapnum, hostaddrs, sizes, kinds);
   run_fallback(fn, hostaddrs, thread_limit_arg(args));
   if (buf != stack_buf) free(buf);

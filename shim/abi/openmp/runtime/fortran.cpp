@@ -1,44 +1,18 @@
 // The Fortran spellings (omp_*_ and omp_*_8_ rows of symbols/openmp.def) of the native omp_*
-// rows (omp-target): arguments by reference, int32_t results, and the _8_ variants' int64_t
+// rows: arguments by reference, int32_t results, and the _8_ variants' int64_t
 // arguments narrowed as libgomp's fortran.c narrows them (TO_INT: clamped to int; logicals
 // through !!), read for the semantics. Each calls the native C spelling, so a Fortran program
-// under POOLSHIM_OPENMP=shim sees the same team as a C one; those of other areas' rows
+// under POOLSHIM_OPENMP=shim sees the same team as a C one; those of rows defined elsewhere
 // (omp_in_final, omp_get_cancellation, omp_pause_resource*) call the C spelling's exported entry
 // point, which goes wherever that row goes (libgomp's fortran.c calls its C spelling too).
 #include <limits.h>
 #include <stdint.h>
 
+#include "abi/openmp/runtime/entry_points.h"
+
 extern "C" {
-int psn_omp_get_active_level();
-int psn_omp_get_ancestor_thread_num(int);
-int psn_omp_get_default_device();
-int psn_omp_get_dynamic();
-int psn_omp_get_level();
-int psn_omp_get_max_active_levels();
-int psn_omp_get_max_teams();
-int psn_omp_get_max_threads();
-int psn_omp_get_nested();
-int psn_omp_get_num_teams();
-int psn_omp_get_num_threads();
-void psn_omp_get_schedule(int*, int*);
-int psn_omp_get_supported_active_levels();
-int psn_omp_get_team_num();
-int psn_omp_get_team_size(int);
-int psn_omp_get_teams_thread_limit();
-int psn_omp_get_thread_limit();
-int psn_omp_get_thread_num();
-int psn_omp_in_parallel();
-void psn_omp_set_default_device(int);
-void psn_omp_set_dynamic(int);
-void psn_omp_set_max_active_levels(int);
-void psn_omp_set_nested(int);
-void psn_omp_set_num_teams(int);
-void psn_omp_set_num_threads(int);
-void psn_omp_set_schedule(int, int);
-void psn_omp_set_teams_thread_limit(int);
-void psn_omp_fulfill_event(void*);
-// Other areas' rows, called through the shim's own exported entry points (the trampolines of
-// openmp_trampolines.cpp): native or forwarded, as their C rows are.
+// Rows defined elsewhere in the runtime, called through the shim's own exported entry points (the
+// trampolines of abi/openmp/trampolines.cpp): native or forwarded, as their C rows are.
 int omp_in_final();
 int omp_get_cancellation();
 int omp_pause_resource(int kind, int device_num);

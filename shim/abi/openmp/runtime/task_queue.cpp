@@ -19,7 +19,7 @@
 // created, as libgomp's; what it sets stays its own) are the task's; its thread number, and with
 // it its task reduction copies, are the executing thread's.
 //
-// Cancellation (native_cancel.cpp decides it, as libgomp): a queued task that has not started
+// Cancellation (cancel.cpp decides it, as libgomp): a queued task that has not started
 // when its team was cancelled (`cancel parallel`) or its taskgroup was is taken off the queue
 // and completed without running, unless its data was copy-constructed (libgomp's
 // copy_ctors_done). The barrier is here too, with its cancellable form: `cancel parallel` sets
@@ -35,8 +35,12 @@
 
 #include <new>
 
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/xmalloc.h"
+#include "base/assert.h"
+#include "base/clock.h"
 #include "core/futex.h"
+#include "core/wait.h"
 #include "core/workers.h"
 
 // 0 at compile time (-DPOOLSHIM_OPENMP_DEFERRED_TASKS=0): every task undeferred, as before
@@ -45,7 +49,7 @@
 #define POOLSHIM_OPENMP_DEFERRED_TASKS 1
 #endif
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 
 struct TaskNode {
   TaskNode* next = nullptr;  // in the team's queue
@@ -69,12 +73,6 @@ namespace {
 
 constexpr unsigned long kPendingPerMember = 64;  // libgomp's bound before tasks run undeferred
 
-long now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-
 // Something a task wait may be waiting for changed.
 void notify(Team* t) {
   t->task_event.fetch_add(1, std::memory_order_seq_cst);
@@ -94,10 +92,14 @@ void complete(TaskNode* n) {
   TaskNode* parent = n->parent;
   TaskGroup* g = n->taskgroup;
   t->task_inflight.fetch_add(1, std::memory_order_acq_rel);
-  if (g != nullptr) g->tasks.fetch_sub(1, std::memory_order_acq_rel);
+  if (g != nullptr) {
+    unsigned long in_group = g->tasks.fetch_sub(1, std::memory_order_acq_rel);
+    POOLSHIM_ASSERT(in_group > 0);  // the taskgroup counted this task when it was queued
+  }
   release(n);
   release(parent);  // an implicit task's node never reaches 0 here (its owner frees it)
-  t->task_pending.fetch_sub(1, std::memory_order_acq_rel);
+  unsigned long pending = t->task_pending.fetch_sub(1, std::memory_order_acq_rel);
+  POOLSHIM_ASSERT(pending > 0);  // the team counted this task when it was created
   notify(t);
   t->task_inflight.fetch_sub(1, std::memory_order_release);
 }
@@ -151,9 +153,10 @@ TaskNode* take(Team* t, Pick pick) {
 
 bool any(const TaskNode*) { return true; }
 
-// Runs the tasks pick accepts until done() holds; spins as the pool's idle workers do
-// (wait_spin_ns(): workers::kSpinNs, 0 with OMP_WAIT_POLICY=passive), then sleeps on the team's
-// task_event.
+// Runs the tasks pick accepts until done() holds; spins as the pool's idle workers do, by time
+// (wait_spin_ns(): wait::kSpinNs, 0 with OMP_WAIT_POLICY=passive; the clock every
+// wait::kClockPauses pauses), running any task that comes meanwhile, then sleeps on the team's
+// task_event (core/wait.h's sleep_on, counted in task_sleepers).
 template <typename Done, typename Pick>
 void wait_until(Team* t, Done done, Pick pick) {
   long deadline = 0;
@@ -166,21 +169,18 @@ void wait_until(Team* t, Done done, Pick pick) {
       continue;
     }
     core::cpu_relax();
-    if ((i & 63) != 0) continue;
-    long now = now_ns();
+    if (i % core::wait::kClockPauses != 0) continue;
+    long now = base::now_ns();
     if (deadline == 0) deadline = now + wait_spin_ns();
     if (now < deadline) continue;
-    t->task_sleepers.fetch_add(1, std::memory_order_seq_cst);
-    if (t->task_event.load(std::memory_order_seq_cst) == e) core::futex_wait(&t->task_event, e);
-    t->task_sleepers.fetch_sub(1, std::memory_order_relaxed);
+    core::wait::sleep_on(t->task_event, e, core::wait::SleepCount{t->task_sleepers});
   }
 }
 
 TaskNode* implicit_node() {
   ThreadState& s = me();
   if (s.node == nullptr) {
-    void* mem = malloc(sizeof(TaskNode));
-    if (mem == nullptr) abort();  // as libgomp's gomp_malloc
+    void* mem = xmalloc(sizeof(TaskNode));
     s.node = new (mem) TaskNode;
     s.node->implicit = true;
     s.node->team = s.team;
@@ -201,8 +201,7 @@ bool task_deferrable(unsigned long extra) {
 TaskNode* task_alloc(void (*fn)(void*), long arg_size, long arg_align, bool detach, char** arg) {
   size_t align = arg_align > 1 ? static_cast<size_t>(arg_align) : 1;
   size_t size = arg_size > 0 ? static_cast<size_t>(arg_size) : 0;
-  void* mem = malloc(sizeof(TaskNode) + size + align - 1);
-  if (mem == nullptr) abort();  // as libgomp's gomp_malloc
+  void* mem = xmalloc(sizeof(TaskNode) + size + align - 1);
   TaskNode* n = new (mem) TaskNode;
   n->fn = fn;
   n->arg = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(n + 1) + align - 1) &
@@ -335,4 +334,4 @@ void team_cancel(Team* t) {
     notify(t);
 }
 
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime

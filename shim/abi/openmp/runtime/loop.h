@@ -1,21 +1,23 @@
-// Inside the native runtime's worksharing (omp-loops): what native_loop.cpp, native_loop_ull.cpp,
-// native_loop_start.cpp and native_doacross.cpp share beyond native_state.h.
+// Inside the native runtime's worksharing: what loop.cpp, loop_split.cpp, loop_start.cpp and
+// doacross.cpp share beyond state.h.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
 
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/state.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 
 using ull = unsigned long long;
 
 // GOMP_loop_start's `sched` (libgomp's enum gomp_schedule_type): 0 runtime, 1 static, 2 dynamic,
 // 3 guided, 4 auto (from the compiler: runtime with the nonmonotonic modifier), and the
 // monotonic flag bit. Resolved as libgomp's loop.c does: runtime and auto read run-sched-var
-// (whose auto is static with no chunk); returns kStatic, kDynamic or kGuided, with *chunk.
+// (whose auto is static with no chunk); returns kStatic, kDynamic or kGuided, with *chunk (an
+// explicit schedule keeps it, but dynamic and guided chunks are at least 1). T: long or ull.
 constexpr long kSchedMonotonic = 0x80000000L;
-int resolve_sched(long sched, long* chunk);
+template <typename T>
+int resolve_sched(long sched, T* chunk);
 
 // Enter the calling member's next construct as GOMP_loop_start and its kin do: task
 // reductions through the ws_reductions_* interface when `reductions` is not null; with `mem`,
@@ -31,7 +33,8 @@ struct DoacrossSpec {
   const unsigned long* counts;
 };
 
-// Long loops (native_loop.cpp): set w up as libgomp's gomp_loop_init does (sched resolved).
+// Loops (loop_split.cpp, one template for both iteration types). Long loops: set w up as
+// libgomp's gomp_loop_init does (sched resolved).
 void loop_init(WorkShare* w, int sched, long start, long end, long incr, long chunk, bool ordered);
 // Enter a long loop (sched resolved) with the extras above (dx: a doacross loop); takes the
 // first chunk when istart is not null, else returns true.
@@ -39,19 +42,19 @@ bool loop_begin(int sched, long start, long end, long incr, long chunk, bool ord
                 uintptr_t* reductions, void** mem, long* istart, long* iend,
                 const DoacrossSpec* dx = nullptr);
 
-// Unsigned long long loops (native_loop_ull.cpp). up: the loop counts up (incr is then
+// Unsigned long long loops (loop_split.cpp). up: the loop counts up (incr is then
 // positive; down, incr is the two's complement of the step, as the compiler passes it).
 bool loop_ull_begin(int sched, bool up, ull start, ull end, ull incr, ull chunk, bool ordered,
                     uintptr_t* reductions, void** mem, ull* istart, ull* iend,
                     const DoacrossSpec* dx = nullptr);
 bool loop_ull_next(ull* istart, ull* iend);
 
-// Ordered loops (native_loop.cpp): a member that takes a chunk records its logical iteration
+// Ordered loops (loop.cpp): a member that takes a chunk records its logical iteration
 // numbers [begin, end); before it takes the next one (or leaves), the turn passes on.
 void ordered_took(long begin, long end);
 void ordered_pass(WorkShare* w);
 
-// Doacross (native_doacross.cpp): set up the dependence state of w, a loop over 0..counts[0]
+// Doacross (doacross.cpp): set up the dependence state of w, a loop over 0..counts[0]
 // already initialised (schedule and chunk resolved), while the first member initialises it.
 void doacross_init(WorkShare* w, const DoacrossSpec& dx, unsigned long chunk);
 
@@ -59,8 +62,8 @@ void doacross_init(WorkShare* w, const DoacrossSpec& dx, unsigned long chunk);
 // and the reused construct of a thread outside any team call it.
 void ws_free_extras(WorkShare* w);
 
-// GOMP_parallel_*_start (native_parallel.cpp): a region whose caller runs member 0 after the
+// GOMP_parallel_*_start (parallel.cpp): a region whose caller runs member 0 after the
 // call returns, until GOMP_parallel_end; preset as for run_region (may be nullptr).
 void start_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset);
 
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime

@@ -7,7 +7,7 @@
 #include <atomic>
 #include <cstdint>
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 
 // A small futex lock (0 free, 1 held, 2 held with waiters), for critical and atomic sections
 // and a team's worksharing list: user code runs inside the first two, so waiters sleep.
@@ -27,24 +27,24 @@ struct Icv {
   int run_sched = kDynamic;        // run-sched-var (libgomp: dynamic, chunk 1)
   int run_chunk = 1;
   unsigned thread_limit = 0xffffffffu;  // thread-limit-var (UINT_MAX: none)
-  int default_device = 0;               // default-device-var (omp-target: native_target.cpp)
+  int default_device = 0;               // default-device-var (target.cpp)
 };
 
 struct WorkShare;
 
-// Tasks (omp-tasks area; native_task.cpp): a taskgroup of the calling thread's current task, as
+// Tasks (task.cpp): a taskgroup of the calling thread's current task, as
 // libgomp's: GOMP_taskgroup_start pushes one (its reductions inherited from the enclosing one),
 // GOMP_taskgroup_end pops it, once the tasks bound to it (created in it, by its task or by their
 // descendants) are complete. A task's taskgroup is its encountering task's innermost one.
 struct TaskGroup {
   TaskGroup* prev = nullptr;
-  uintptr_t* reductions = nullptr;  // task reductions in libgomp's layout (native_task_reduction)
+  uintptr_t* reductions = nullptr;  // task reductions in libgomp's layout (task_reduction.cpp)
   bool workshare = false;           // a worksharing construct's (ws_reductions_begin)
   std::atomic<bool> cancelled{false};
   std::atomic<unsigned long> tasks{0};  // deferred tasks bound to it not yet complete
 };
 
-struct TaskNode;  // a deferred task (native_task_queue.cpp)
+struct TaskNode;  // a deferred task (task_queue.cpp)
 
 struct Team {
   unsigned n = 1;             // members
@@ -56,7 +56,7 @@ struct Team {
   void* data = nullptr;
   Icv member_icv;  // each member's ICVs at the start (libgomp: the creator's copy)
   // Barrier: arrivals in this generation; the generation (kBarCancelled: the team was
-  // cancelled). Written by members; waiters sleep on task_event (native_task_queue.cpp).
+  // cancelled). Written by members; waiters sleep on task_event (task_queue.cpp).
   std::atomic<uint32_t> bar_arrived{0};
   std::atomic<uint32_t> bar_gen{0};
   // Worksharing constructs in flight, by sequence number (under ws_lock).
@@ -67,9 +67,9 @@ struct Team {
   std::atomic<unsigned long> single_claimed{0};
   // single copyprivate: the data the executing member broadcasts.
   std::atomic<void*> copy_data{nullptr};
-  // GOMP_parallel_reductions: every member's implicit task starts in this taskgroup (omp-tasks).
+  // GOMP_parallel_reductions: every member's implicit task starts in this taskgroup.
   TaskGroup* taskgroup = nullptr;
-  // omp-target: the creator's teams place (ThreadState's), which every member inherits (libgomp:
+  // The creator's teams place (ThreadState's), which every member inherits (libgomp:
   // gomp_team_start copies it to each thread); the contention group's busy-thread count
   // (libgomp's pool->threads_busy, thread-limit-var's accounting across nested regions): cg
   // points at the outermost team's cg_busy; cg_added is what this region added to it.
@@ -79,11 +79,11 @@ struct Team {
   std::atomic<unsigned long> cg_busy{1};
   std::atomic<unsigned long>* cg = nullptr;
   unsigned long cg_added = 0;
-  // Cancellation (native_cancel.cpp): `cancel for`/`cancel sections` seen in the current
+  // Cancellation (cancel.cpp): `cancel for`/`cancel sections` seen in the current
   // construct (reset by the last arrival at every team barrier); `cancel parallel` is
   // kBarCancelled in bar_gen, which releases every cancellable barrier's waiters.
   std::atomic<bool> ws_cancelled{false};
-  // Deferred tasks (omp-deferred; native_task_queue.cpp): one FIFO queue under task_lock;
+  // Deferred tasks (task_queue.cpp): one FIFO queue under task_lock;
   // task_pending counts the team's tasks not yet complete (queued, running, or detached and not
   // yet fulfilled); task_event is the futex word every task wait sleeps on (bumped on each
   // queued task, completed task and barrier release); task_inflight: completions still touching
@@ -111,23 +111,23 @@ struct ThreadState {
   long ord_end = -1;
   Icv icv;
   bool icv_ready = false;
-  // The current task (omp-tasks area): its innermost taskgroup, whether it is final, and which
+  // The current task: its innermost taskgroup, whether it is final, and which
   // explicit task it is (a unique address while it runs; nullptr in the implicit task, which is
   // this thread's: e.g. a nest lock's owner is `task ? task : the thread`).
   TaskGroup* taskgroup = nullptr;
   bool in_final = false;
   const void* task = nullptr;
-  // omp-target (native_teams.cpp, native_target.cpp): the host teams region the thread runs, as
+  // The host teams region the thread runs (teams.cpp, target.cpp), as
   // libgomp's thr->num_teams (teams - 1) and thr->team_num; in a target region's host fallback,
   // the thread is a new initial thread whose ICVs are ours alone (not libgomp's nthreads-var).
   unsigned num_teams = 0;
   unsigned team_num = 0;
   bool target_fallback = false;
-  // def-allocator-var (native_alloc.cpp): 0 until omp_set_default_allocator (then libgomp's
+  // def-allocator-var (alloc.cpp): 0 until omp_set_default_allocator (then libgomp's
   // default, OMP_ALLOCATOR's, applies); inherited by a region's members, as libgomp's.
   uintptr_t def_allocator = 0;
   // Its node when the current task is deferred, or the implicit task's once it made a deferred
-  // task (its children's parent); nullptr before (omp-deferred, native_task_queue.cpp).
+  // task (its children's parent); nullptr before (task_queue.cpp).
   TaskNode* node = nullptr;
 };
 
@@ -146,7 +146,7 @@ struct TaskScope {
 };
 
 // Whether nthreads-var of the calling thread is libgomp's (outside any region, outside a target
-// region's host fallback): native_parallel.cpp and native_api.cpp read and write it there.
+// region's host fallback): parallel.cpp and api.cpp read and write it there.
 inline bool nthreads_is_libgomps(const ThreadState& s) {
   return s.team == nullptr && !s.target_fallback;
 }
@@ -159,27 +159,27 @@ unsigned nthreads_for_level(unsigned level, unsigned fallback);
 
 // A barrier over the calling member's team (nothing for a team of 1); members waiting in it run
 // the team's queued tasks, and it completes once every member arrived and the team has no task
-// left (native_task_queue.cpp). The last arrival clears the team's ws_cancelled.
+// left (task_queue.cpp). The last arrival clears the team's ws_cancelled.
 void team_barrier();
 // The end of the calling member's part of a region: runs the team's tasks until none is left
-// (native_task_queue.cpp). Called before it leaves the team.
+// (task_queue.cpp). Called before it leaves the team.
 void region_member_end();
 // How long a waiter spins before it sleeps, in ns: the pool's wait::kSpinNs, 0 with
 // OMP_WAIT_POLICY=passive (libgomp: a spin count of 0).
 long wait_spin_ns();
 
-// The end of a region the calling thread created (native_parallel.cpp): gives back to the
+// The end of a region the calling thread created (parallel.cpp): gives back to the
 // contention group what the region's size took from it.
 void end_team(Team* t);
 // A cancellable barrier (GOMP_barrier_cancel, the *_end_cancel ends): true when the region was
-// cancelled, before or while waiting (native_task_queue.cpp, with team_barrier; its callers in
-// native_cancel.cpp). Its waiters run queued tasks too.
+// cancelled, before or while waiting (task_queue.cpp, with team_barrier; its callers in
+// cancel.cpp). Its waiters run queued tasks too.
 bool team_barrier_cancel();
-// `cancel parallel` (native_cancel.cpp): sets kBarCancelled in t's barrier generation and wakes
-// every waiter of the team (they sleep on its task_event: native_task_queue.cpp).
+// `cancel parallel` (cancel.cpp): sets kBarCancelled in t's barrier generation and wakes
+// every waiter of the team (they sleep on its task_event: task_queue.cpp).
 void team_cancel(Team* t);
 
-// Cancellation (native_cancel.cpp): cancel-var (OMP_CANCELLATION); whether a task met now is
+// Cancellation (cancel.cpp): cancel-var (OMP_CANCELLATION); whether a task met now is
 // discarded (its team or taskgroup was cancelled: GOMP_task does not run it); a region's end
 // (frees the constructs a cancelled team left behind).
 bool cancel_var();
@@ -200,7 +200,7 @@ struct WorkShare {
   bool ordered = false;
   void* copyprivate = nullptr;
   uintptr_t* task_reductions = nullptr;  // the first member's task reductions (below)
-  // omp-loops (native_loop.h): unsigned long long loops (ull set: these fields, not the long
+  // Unsigned long long loops (loop_split.cpp; ull set: these fields, not the long
   // ones; up: counting up), the `mem` block of GOMP_loop_start and its kin, doacross state.
   bool ull = false;
   bool up = true;
@@ -211,10 +211,10 @@ struct WorkShare {
   WorkShare() = default;
   WorkShare(const WorkShare&) = delete;
   WorkShare& operator=(const WorkShare&) = delete;
-  ~WorkShare();  // frees mem and doacross (native_loop.cpp)
+  ~WorkShare();  // frees mem and doacross (loop.cpp)
 };
 
-// Task reductions on a worksharing construct (native_task_reduction.cpp), the interface between
+// Task reductions on a worksharing construct (task_reduction.cpp), the interface between
 // the constructs (GOMP_loop_start, GOMP_loop_ull_start, GOMP_sections2_start, GOMP_scope_start
 // with a `reductions` array) and the task reduction runtime: a member calls ws_reductions_begin()
 // before it enters the construct; the first member to arrive calls ws_reductions_first() while it
@@ -224,7 +224,7 @@ void ws_reductions_begin();
 void ws_reductions_first(WorkShare* ws, uintptr_t* reductions);
 void ws_reductions_join(WorkShare* ws, uintptr_t* reductions);
 
-// Tasks (native_task.cpp): GOMP_taskgroup_start/_end for the calling thread's current task.
+// Tasks (task.cpp): GOMP_taskgroup_start/_end for the calling thread's current task.
 void taskgroup_start();
 void taskgroup_end();
 // Whether the current taskgroup was cancelled (TaskGroup::cancelled, which GOMP_cancel of a
@@ -233,7 +233,7 @@ void taskgroup_end();
 bool taskgroup_cancelled();
 bool taskgroup_cancelled(const TaskGroup* g);
 
-// Deferred tasks (native_task_queue.cpp). task_deferrable(): whether a new task of the calling
+// Deferred tasks (task_queue.cpp). task_deferrable(): whether a new task of the calling
 // thread may be queued (a team of more than one, not inside a final task, fewer than libgomp's
 // 64 tasks per member pending; extra: tasks about to be created). task_alloc() makes a node with
 // room for arg_size bytes aligned to arg_align (its address: the task's event for detach);
@@ -249,18 +249,18 @@ void task_wait_children();
 void task_wait_group(TaskGroup* g);
 // omp_fulfill_event for a deferred task's event.
 void task_fulfill(TaskNode* node);
-// GOMP_taskgroup_reduction_register (native_task_reduction.cpp).
+// GOMP_taskgroup_reduction_register (task_reduction.cpp).
 void taskgroup_reduction_register(uintptr_t* data);
 // A parallel region whose members' implicit tasks start in `taskgroup` (GOMP_parallel_reductions;
-// native_parallel.cpp). n: the team size from team_size_for().
+// parallel.cpp). n: the team size from team_size_for().
 void run_parallel(void (*fn)(void*), void* data, unsigned n, TaskGroup* taskgroup);
 
-// Worksharing (native_loop.cpp): enter the calling member's next construct, creating it with
+// Worksharing (loop.cpp): enter the calling member's next construct, creating it with
 // init(arg) when it is the first to arrive (*first = true then); leave it.
 WorkShare* ws_enter(void (*init)(WorkShare*, void*), void* arg, bool* first);
 void ws_leave();
 
-// A parallel region (native_parallel.cpp) whose members start inside a worksharing construct
+// A parallel region (parallel.cpp) whose members start inside a worksharing construct
 // already set up (GOMP_parallel_loop_*, GOMP_parallel_sections): preset becomes each member's
 // first construct. n: the team size from team_size_for().
 void run_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset);
@@ -268,8 +268,8 @@ unsigned team_size_for(unsigned specified);
 // Outside any region: nthreads-var as libgomp holds it for this thread (or ours without libgomp).
 unsigned team_size_hint();
 
-// Loops (native_loop.cpp). sched: kStatic, kDynamic, kGuided, kAuto, or 0 for runtime (the
-// run-sched ICV). start() enters the construct and takes the first chunk.
+// Loops (loop.cpp; loop_next in loop_split.cpp). sched: kStatic, kDynamic, kGuided, kAuto, or 0 for
+// runtime (the run-sched ICV). start() enters the construct and takes the first chunk.
 bool loop_start(int sched, long start, long end, long incr, long chunk, bool ordered, long* istart,
                 long* iend);
 bool loop_next(long* istart, long* iend);
@@ -277,8 +277,4 @@ void loop_end(bool barrier);
 WorkShare* preset_loop(int sched, long start, long end, long incr, long chunk);
 void ordered_start();
 
-// The native entry point for a row of symbols/openmp.def, nullptr when the row has none (it
-// then forwards to libgomp even with POOLSHIM_OPENMP=shim: docs/openmp.md lists which).
-void* lookup(const char* name, const char* version);
-
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime

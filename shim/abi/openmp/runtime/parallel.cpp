@@ -7,15 +7,17 @@
 // Beyond libgomp: a region started inside a pool task (pthreadpool, ExecuTorch, poolshim) gets a
 // team of 1, so pools never nest into a thread explosion.
 
-#include "abi/openmp/native_loop.h"
-#include "abi/openmp/native_state.h"
-#include "abi/openmp/openmp_entry.h"
+#include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/libgomp.h"
+#include "abi/openmp/runtime/loop.h"
+#include "abi/openmp/runtime/state.h"
 #include "budget/budget.h"
 #include "core/pool.h"
 #include "core/gang.h"
 #include "core/tls.h"
+#include "base/assert.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 // libgomp's omp_get_max_threads / omp_set_num_threads, looked up once (nullptr: no libgomp).
@@ -33,7 +35,7 @@ int (*real_max_threads())() {
 unsigned resolve_team_size(unsigned specified) {
   ThreadState& s = me();
   // Outside any region, nthreads-var is libgomp's for this thread: omp_set_num_threads called on
-  // libgomp by handle (threadpoolctl) takes effect, and ours writes through to it (native_api).
+  // libgomp by handle (threadpoolctl) takes effect, and ours writes through to it (api.cpp).
   if (nthreads_is_libgomps(s))
     if (int (*f)() = real_max_threads()) s.icv.nthreads = static_cast<unsigned>(f());
   if (specified == 1) return 1;
@@ -93,6 +95,7 @@ void init_team(Team* t, void (*fn)(void*), void* data, unsigned n) {
 
 // Makes the calling thread member m of t; returns what it was, to restore.
 ThreadState enter(Team* t, unsigned m) {
+  POOLSHIM_ASSERT(t->n >= 1 && m < t->n);
   ThreadState& s = me();
   ThreadState saved = s;
   s.team = t;
@@ -122,7 +125,7 @@ void member_main(void* ctx, unsigned m) {
     me().ws_seq = 1;
   }
   t->fn(t->data);
-  region_member_end();  // the team's tasks are complete before a member leaves (omp-deferred)
+  region_member_end();  // the team's tasks are complete before a member leaves
   me() = saved;
 }
 
@@ -146,8 +149,11 @@ void pending_member(void* ctx, unsigned m) { member_main(&static_cast<Pending*>(
 unsigned team_size_for(unsigned specified) { return resolve_team_size(specified); }
 
 void end_team(Team* t) {
-  team_cleanup(t);  // what a cancellation left behind (native_cancel.cpp)
-  if (t->cg_added != 0) t->cg->fetch_sub(t->cg_added, std::memory_order_relaxed);
+  team_cleanup(t);  // what a cancellation left behind (cancel.cpp)
+  if (t->cg_added != 0) {
+    unsigned long busy = t->cg->fetch_sub(t->cg_added, std::memory_order_relaxed);
+    POOLSHIM_ASSERT(busy > t->cg_added);  // the group's outermost thread stays busy
+  }
 }
 
 unsigned team_size_hint() {
@@ -177,7 +183,7 @@ void run_parallel(void (*fn)(void*), void* data, unsigned n, TaskGroup* taskgrou
 }
 
 // GOMP_parallel_start and the GOMP_parallel_loop_*_start / GOMP_parallel_sections_start of
-// native_loop_start.cpp: the caller runs member 0 once this returns, until GOMP_parallel_end.
+// loop_start.cpp: the caller runs member 0 once this returns, until GOMP_parallel_end.
 void start_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset) {
   Pending* p = new Pending;
   init_team(&p->team, fn, data, n);
@@ -196,9 +202,9 @@ void start_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset) 
   me().pending_region = p;
 }
 
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 extern "C" {
 

@@ -1,14 +1,14 @@
 // Native tasks: GOMP_task, taskwait, taskyield, taskgroups, omp_in_final, omp_fulfill_event.
 //
-// A task that may be deferred (native_task_queue.cpp's task_deferrable: in a team of more than
+// A task that may be deferred (task_queue.cpp's task_deferrable: in a team of more than
 // one, not inside a final task, if clause true) is queued in the team, or with depend clauses
-// run at once after its earlier siblings (native_task_queue.cpp explains both). Any other task
+// run at once after its earlier siblings (task_queue.cpp explains both). Any other task
 // is undeferred, as libgomp's: executed at once by the thread that meets it (a thread outside a
 // team, if(0), inside a final task, or more than 64 tasks per member pending), after its earlier
 // siblings when it has depend clauses. What a task carries, as libgomp's do: its taskgroup is
 // its encountering task's innermost one; it is final when that task is or when it has
 // final(true) (omp_in_final); it does not start when its team or taskgroup was cancelled
-// (native_cancel.cpp); while it runs it has its own ICVs and identity (current_task(): nest locks;
+// (cancel.cpp); while it runs it has its own ICVs and identity (current_task(): nest locks;
 // TaskScope for an undeferred task, its node for a deferred one). A deferred detached task's
 // event is its node (complete once fulfilled); an undeferred one's is a dummy that
 // omp_fulfill_event accepts.
@@ -16,9 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/xmalloc.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 constexpr unsigned kTaskFlagFinal = 1u << 1;    // GOMP_TASK_FLAG_FINAL (gomp-constants.h)
@@ -53,16 +55,16 @@ void taskgroup_end() {
   delete g;
 }
 
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 extern "C" {
 
 void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
                    long arg_align, bool if_clause, unsigned flags, void** depend, int priority,
                    void* detach) {
-  // As libgomp: a task met in a cancelled team or taskgroup is discarded (native_cancel.cpp).
+  // As libgomp: a task met in a cancelled team or taskgroup is discarded (cancel.cpp).
   if (task_cancelled() || taskgroup_cancelled()) return;
   bool detached = (flags & kTaskFlagDetach) != 0 && detach != nullptr;
   bool has_depend = (flags & kTaskFlagDepend) != 0;
@@ -104,8 +106,7 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
   } else {
     size_t size = static_cast<size_t>(arg_size) + static_cast<size_t>(arg_align) - 1;
     char stack_buf[256];
-    char* buf = size <= sizeof stack_buf ? stack_buf : static_cast<char*>(malloc(size));
-    if (buf == nullptr) abort();  // as libgomp's gomp_malloc
+    char* buf = size <= sizeof stack_buf ? stack_buf : static_cast<char*>(xmalloc(size));
     char* arg = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(buf) + arg_align - 1) &
                                         ~static_cast<uintptr_t>(arg_align - 1));
     cpyfn(arg, data);

@@ -8,7 +8,7 @@
 // stack and the return address exactly as the caller left them, so the real function runs as if
 // it had been called directly (and its frames are all an unwinder sees: the trampoline leaves
 // none). x86-64 only, like the rest of the project.
-#include "abi/openmp/openmp_entry.h"
+#include "abi/openmp/entry.h"
 
 #if !defined(__x86_64__)
 #error "the OpenMP trampolines are written for x86-64"

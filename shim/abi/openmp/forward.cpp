@@ -1,60 +1,26 @@
 // Where the OpenMP entry points go: by default (POOLSHIM_OPENMP=shim, no POOLSHIM_DISABLE=openmp)
-// to the native runtime for the rows it implements (native_table.cpp), to libgomp for the
+// to the native runtime for the rows it implements (runtime_table.cpp), to libgomp for the
 // others; with POOLSHIM_OPENMP=forward (or an invalid value) or POOLSHIM_DISABLE=openmp, every
 // row to the real libgomp, so that the process behaves exactly as without the shim.
 //
-// The native runtime is the default since it passes GCC's libgomp testsuite as libgomp does and
-// its regions cost less (docs/openmp.md, "Decision"). The shim owns every GOMP_*/omp_* name
-// either way, so a row's target is chosen here, with no other interposition.
+// The native runtime is the default (docs/openmp.md, "Decision", says why). The shim owns every
+// GOMP_*/omp_* name either way, so a row's target is chosen here, with no other interposition.
 //
-// How the real function is found, once per row (openmp_entry.h: the trampolines cache it):
-//   1. dlvsym(RTLD_NEXT, name, version): the libgomp the program itself links (the next object
-//      in the global lookup order defining that name@version).
-//   2. dlvsym on the handle of "libgomp.so.1" opened with RTLD_LOCAL (base/private_library.h):
-//      the libgomp a dlopen()ed module brought into its own local scope (a Python extension such
-//      as libtorch_cpu), or, when none is loaded, Debian's, loaded privately.
-//   3. openmp_serial.cpp: the serial program's answer where OpenMP defines one.
+// How the real function is found, once per row (entry.h: the trampolines cache it):
+//   1-2. runtime::real_function() (runtime/libgomp.h): the libgomp the program links, else the
+//        one a dlopen()ed module brought into its local scope, else Debian's, opened privately.
+//   3. serial.cpp: the serial program's answer where OpenMP defines one.
 //   4. A stub that warns once and returns 0: never a crash, but no OpenMP either.
-// An address inside the shim is refused at each step (it would call itself forever).
 #include <dlfcn.h>
 
-#include "abi/openmp/openmp_entry.h"
-#include "abi/openmp/native_state.h"
-#include "base/private_library.h"
+#include "abi/openmp/entry.h"
+#include "abi/openmp/runtime/libgomp.h"
 #include "config/options.h"
 #include "diag/log.h"
 #include "report/report.h"
 
 namespace poolshim::abi::openmp {
 namespace {
-
-constexpr const char* kLibgomp = "libgomp.so.1";
-
-// The private handle of step 2. Written once (release) by the first row that needs it; a race
-// opens the library twice, which dlopen answers with the same handle (reference counted).
-std::atomic<void*> g_handle{nullptr};
-std::atomic<bool> g_open_failed{false};
-
-void* libgomp_handle() {
-  void* h = g_handle.load(std::memory_order_acquire);
-  if (h != nullptr || g_open_failed.load(std::memory_order_relaxed)) return h;
-  base::PrivateLibrary lib = base::open_private(kLibgomp, nullptr, 0, nullptr);
-  if (lib.handle == nullptr) {
-    g_open_failed.store(true, std::memory_order_relaxed);
-    return nullptr;
-  }
-  g_handle.store(lib.handle, std::memory_order_release);
-  return lib.handle;
-}
-
-void* not_ours(void* sym) { return base::is_ours(sym) ? nullptr : sym; }
-
-void* find_real(const Entry& e) {
-  if (void* sym = not_ours(dlvsym(RTLD_NEXT, e.name, e.version))) return sym;
-  if (void* h = libgomp_handle())
-    if (void* sym = not_ours(dlvsym(h, e.name, e.version))) return sym;
-  return nullptr;
-}
 
 extern "C" long psomp_missing() { return 0; }
 
@@ -67,11 +33,6 @@ void say_where(const Entry& e, void* target) {
 }
 
 }  // namespace
-
-void* real_function(const char* name, const char* version) {
-  Entry e{{nullptr}, name, version};
-  return find_real(e);
-}
 
 // One Entry per row, C names so that the trampolines' assembly can address them.
 #define POOLSHIM_OMP_ENTRY(name, tag, version, binding) \
@@ -99,7 +60,7 @@ extern "C" void* poolshim_openmp_resolve(poolshim::abi::openmp::Entry* entry) {
   poolshim::report::report_modules_once();
   const poolshim::config::Options& o = poolshim::config::options();
   if (o.openmp_native && (o.disabled & poolshim::config::kSurfaceOpenmp) == 0 &&
-      (target = native::lookup(entry->name, entry->version)) != nullptr) {
+      (target = runtime_function(entry->name, entry->version)) != nullptr) {
     poolshim::diag::log_once(LogSite::openmp_native, poolshim::diag::LogLevel::info,
                              "openmp: regions run on the shim's workers (the native runtime; "
                              "POOLSHIM_OPENMP=forward gives them to libgomp) (first: %s)",
@@ -107,14 +68,14 @@ extern "C" void* poolshim_openmp_resolve(poolshim::abi::openmp::Entry* entry) {
     entry->target.store(target, std::memory_order_release);
     return target;
   }
-  target = find_real(*entry);
+  target = runtime::real_function(entry->name, entry->version);
   if (target != nullptr) {
     say_where(*entry, target);
   } else if ((target = serial_fallback(entry->name)) != nullptr) {
     poolshim::diag::log_once(LogSite::openmp_serial, poolshim::diag::LogLevel::info,
                              "openmp: no libgomp in the process or as %s; OpenMP runs serially "
                              "(first: %s)",
-                             kLibgomp, entry->name);
+                             runtime::kLibgomp, entry->name);
   } else {
     poolshim::diag::warn_once(LogSite::openmp_missing,
                               "openmp: no libgomp for %s@%s and no serial meaning: it returns 0",

@@ -3,10 +3,11 @@
 // it: those rows forward to libgomp even with POOLSHIM_OPENMP=shim (docs/openmp.md).
 #include <limits.h>
 
-#include "abi/openmp/native_state.h"
-#include "abi/openmp/openmp_entry.h"
+#include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/libgomp.h"
+#include "abi/openmp/runtime/state.h"
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 namespace {
 
@@ -48,13 +49,12 @@ int psn_omp_in_parallel() {
 }
 void psn_omp_set_num_threads(int n) {
   icv().nthreads = n > 0 ? static_cast<unsigned>(n) : 1;
-  // Outside a region, libgomp's nthreads-var is the one a region reads (native_parallel.cpp).
+  // Outside a region, libgomp's nthreads-var is the one a region reads (parallel.cpp).
   if (nthreads_is_libgomps(me())) {
     static std::atomic<void (*)(int)> real{nullptr};
     auto f = real.load(std::memory_order_acquire);
     if (f == nullptr) {
-      f = reinterpret_cast<void (*)(int)>(
-          poolshim::abi::openmp::real_function("omp_set_num_threads", "OMP_1.0"));
+      f = reinterpret_cast<void (*)(int)>(real_function("omp_set_num_threads", "OMP_1.0"));
       real.store(f, std::memory_order_release);
     }
     if (f != nullptr) f(n);

@@ -1,15 +1,17 @@
-// Nest locks of the native runtime (omp-cancel): OpenMP 3.0 made locks owned by tasks, not
+// Nest locks of the native runtime: OpenMP 3.0 made locks owned by tasks, not
 // threads, so a nest lock held by one task is not the same task's again inside a parallel
 // region on the same thread, or inside an undeferred task (libgomp.c/lock-1.c, lock-2.c).
 // libgomp's OMP_3.0 omp_nest_lock_t is {int lock; int count; void* owner;} (16 bytes, owner the
-// task); ours has that layout and size, the owner being current_task() (native_state.h). The
+// task); ours has that layout and size, the owner being current_task() (state.h). The
 // OMP_1.0 bindings (binaries linked before 3.0) are owned by threads: they forward to libgomp,
 // which is right for them. Simple locks have no owner: they forward too.
 #include <stdlib.h>
 
-#include "abi/openmp/native_state.h"
+#include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/xmalloc.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 struct NestLock {
@@ -28,9 +30,9 @@ bool try_lock(Lock& l) {
 }
 
 }  // namespace
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 extern "C" {
 
@@ -79,8 +81,7 @@ int psn_omp_test_nest_lock(void* p) {
 extern "C" {
 
 void psn_omp_init_nest_lock_(void** p) {
-  *p = malloc(16);
-  if (*p == nullptr) abort();  // as libgomp's gomp_malloc
+  *p = xmalloc(16);
   psn_omp_init_nest_lock(*p);
 }
 void psn_omp_destroy_nest_lock_(void** p) {

@@ -1,15 +1,16 @@
 // The OpenMP entry points' meaning in a serial program, for a process where no libgomp can be
-// found (openmp_forward.cpp, step 3): a program that links the shim for its omp_* calls and
+// found (forward.cpp, step 3): a program that links the shim for its omp_* calls and
 // never loads libgomp. Only what the specification defines for one thread is here: the team
 // queries (thread 0 of a team of 1), a parallel region that runs its body once on the caller,
 // barriers, critical and atomic sections and single constructs that have nobody to wait for,
 // locks (a set flag; a nested lock's count), the clocks. Every other row returns 0 and says so
-// once (openmp_forward.cpp, step 4).
+// once (forward.cpp, step 4).
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "abi/openmp/openmp_entry.h"
+#include "abi/openmp/entry.h"
+#include "base/clock.h"
 
 namespace poolshim::abi::openmp {
 namespace {
@@ -24,11 +25,7 @@ int procs() {
 }
 int team_size(int level) { return level == 0 ? 1 : -1; }
 int ancestor(int level) { return level == 0 ? 0 : -1; }
-double wtime() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+double wtime() { return static_cast<double>(base::now_ns()) / 1e9; }
 double wtick() {
   timespec ts;
   clock_getres(CLOCK_MONOTONIC, &ts);

@@ -1,4 +1,4 @@
-// Native def-allocator-var (omp-target): omp_set_default_allocator / omp_get_default_allocator,
+// Native def-allocator-var: omp_set_default_allocator / omp_get_default_allocator,
 // and the allocation entry points that read it when given omp_null_allocator. libgomp keeps it
 // per thread (ts.def_allocator) and a parallel region's members inherit the creator's; here the
 // members run on the pool's threads, whose libgomp state knows nothing of the creator's, so the
@@ -10,10 +10,11 @@
 
 #include <atomic>
 
-#include "abi/openmp/native_state.h"
-#include "abi/openmp/openmp_entry.h"
+#include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/libgomp.h"
+#include "abi/openmp/runtime/state.h"
 
-namespace poolshim::abi::openmp::native {
+namespace poolshim::abi::openmp::runtime {
 namespace {
 
 constexpr uintptr_t kNullAllocator = 0;
@@ -50,9 +51,9 @@ uintptr_t resolve(uintptr_t a) {
 }
 
 }  // namespace
-}  // namespace poolshim::abi::openmp::native
+}  // namespace poolshim::abi::openmp::runtime
 
-using namespace poolshim::abi::openmp::native;
+using namespace poolshim::abi::openmp::runtime;
 
 extern "C" {
 

@@ -1,0 +1,230 @@
+// How a loop's iterations are split among the team, written once for the two iteration types of
+// libgomp's ABI: long (GOMP_loop_*) and unsigned long long (GOMP_loop_ull_*, for iteration
+// variables that do not fit a long). Split as libgomp's iter.c and iter_ull.c split them (read for
+// the arithmetic): static without a chunk gives member i one block, the first n % T members one
+// iteration more; static with a chunk deals chunks round-robin; dynamic hands out chunks of chunk
+// * incr in order; guided hands out ceil(remaining / T) (at least the chunk), where remaining
+// counts whole steps to the loop's own end (as libgomp: a last partial step counts as none). A
+// loop's end is kept as given (or start when it has no iterations); chunk ends are start + k *
+// incr, but the last dynamic or guided chunk, and a team of 1's block, end at it. The same split
+// means the same partial sums.
+//
+// Direction: a long loop counts up when incr > 0. An unsigned long long loop counts up when the
+// compiler says so (`up`); counting down, incr is the two's complement of the step, so every
+// difference below is taken in the loop's direction and compared in it.
+#include "abi/openmp/runtime/loop.h"
+#include "abi/openmp/runtime/state.h"
+#include "base/assert.h"
+
+namespace poolshim::abi::openmp::runtime {
+namespace {
+
+// Where a loop of T keeps its bounds in a WorkShare, and its arithmetic.
+template <typename T>
+struct Iter;
+
+template <>
+struct Iter<long> {
+  static constexpr bool kUll = false;
+  static long& start(WorkShare* w) { return w->start; }
+  static long& end(WorkShare* w) { return w->end; }
+  static long& incr(WorkShare* w) { return w->incr; }
+  static long& chunk(WorkShare* w) { return w->chunk; }
+  static std::atomic<long>& next(WorkShare* w) { return w->next_iter; }
+  static bool up(const WorkShare* w) { return w->incr > 0; }
+  static bool up(bool, long incr) { return incr > 0; }
+  // Iterations from a to b, rounded up (0 when b is not beyond a).
+  static long count(const WorkShare* w, long a, long b) {
+    long incr = w->incr;
+    if (incr > 0) return a >= b ? 0 : (b - a + incr - 1) / incr;
+    return a <= b ? 0 : (b - a + incr + 1) / incr;
+  }
+  // Whole steps from a to b (b beyond a).
+  static long steps(const WorkShare* w, long a, long b) { return (b - a) / w->incr; }
+};
+
+template <>
+struct Iter<ull> {
+  static constexpr bool kUll = true;
+  static ull& start(WorkShare* w) { return w->start_ull; }
+  static ull& end(WorkShare* w) { return w->end_ull; }
+  static ull& incr(WorkShare* w) { return w->incr_ull; }
+  static ull& chunk(WorkShare* w) { return w->chunk_ull; }
+  static std::atomic<ull>& next(WorkShare* w) { return w->next_ull; }
+  static bool up(const WorkShare* w) { return w->up; }
+  static bool up(bool up, ull) { return up; }
+  // Iterations from a to b, rounded up (b need not be on the step grid); 0 when a == b.
+  static ull count(const WorkShare* w, ull a, ull b) {
+    if (a == b) return 0;
+    if (w->up) return (b - a + w->incr_ull - 1) / w->incr_ull;
+    return (a - b - w->incr_ull - 1) / -w->incr_ull;
+  }
+  static ull steps(const WorkShare* w, ull a, ull b) {
+    return w->up ? (b - a) / w->incr_ull : (a - b) / -w->incr_ull;
+  }
+};
+
+template <typename T>
+struct LoopArgs {
+  int sched;
+  bool up;  // unsigned long long loops only (a long loop's direction is incr's sign)
+  T start, end, incr, chunk;
+  bool ordered;
+  const DoacrossSpec* dx;
+};
+
+// As libgomp's gomp_loop_init / gomp_loop_ull_init (sched resolved).
+template <typename T>
+void init_loop(WorkShare* w, const LoopArgs<T>& a) {
+  using I = Iter<T>;
+  w->ull = I::kUll;
+  if (I::kUll) w->up = a.up;
+  w->sched = a.sched;
+  I::chunk(w) = a.chunk;
+  I::start(w) = a.start;
+  I::incr(w) = a.incr;
+  bool empty = I::up(a.up, a.incr) ? a.start >= a.end : a.start <= a.end;
+  I::end(w) = empty ? a.start : a.end;
+  I::next(w).store(a.start, std::memory_order_relaxed);
+  w->ordered = a.ordered;
+  w->ordered_turn.store(0, std::memory_order_relaxed);
+}
+
+template <typename T>
+void init_loop_arg(WorkShare* w, void* arg) {
+  const LoopArgs<T>& a = *static_cast<LoopArgs<T>*>(arg);
+  init_loop(w, a);
+  if (a.dx != nullptr) doacross_init(w, *a.dx, static_cast<unsigned long>(a.chunk));
+}
+
+unsigned team_n() {
+  Team* t = me().team;
+  return t ? t->n : 1;
+}
+
+template <typename T>
+bool static_next(WorkShare* w, T* istart, T* iend) {
+  using I = Iter<T>;
+  ThreadState& s = me();
+  T nthreads = team_n(), i = s.num;
+  if (nthreads == 1) {  // libgomp: the whole range at once, to the loop's own end
+    if (s.static_trip > 0) return false;
+    s.static_trip = 1;
+    *istart = I::start(w);
+    *iend = I::end(w);
+    return I::start(w) != I::end(w);
+  }
+  T n = I::count(w, I::start(w), I::end(w));
+  T s0, e0, chunk = I::chunk(w);
+  if (chunk == 0) {
+    if (s.static_trip > 0) return false;
+    s.static_trip = 1;
+    T q = n / nthreads, t = n % nthreads;
+    if (i < t) {
+      t = 0;
+      ++q;
+    }
+    s0 = q * i + t;
+    e0 = s0 + q;
+    if (s0 >= e0) return false;
+  } else {
+    s0 = (static_cast<T>(s.static_trip) * nthreads + i) * chunk;
+    if (s0 >= n) return false;
+    e0 = s0 + chunk < n ? s0 + chunk : n;
+    ++s.static_trip;
+  }
+  POOLSHIM_ASSERT(s0 < e0 && e0 <= n);  // a non-empty block inside the loop's iterations
+  *istart = I::start(w) + s0 * I::incr(w);
+  *iend = I::start(w) + e0 * I::incr(w);
+  return true;
+}
+
+template <typename T>
+bool dynamic_next(WorkShare* w, T* istart, T* iend) {
+  using I = Iter<T>;
+  T chunk = I::chunk(w) * I::incr(w), end = I::end(w);
+  bool up = I::up(w);
+  T s = I::next(w).load(std::memory_order_relaxed);
+  T e;
+  do {
+    if (s == end) return false;
+    T left = end - s;
+    e = (up ? left > chunk : left < chunk) ? s + chunk : end;
+  } while (!I::next(w).compare_exchange_weak(s, e, std::memory_order_relaxed));
+  *istart = s;
+  *iend = e;
+  return true;
+}
+
+template <typename T>
+bool guided_next(WorkShare* w, T* istart, T* iend) {
+  using I = Iter<T>;
+  T nthreads = team_n(), end = I::end(w);
+  T s = I::next(w).load(std::memory_order_relaxed);
+  T e;
+  do {
+    if (s == end) return false;
+    T n = I::steps(w, s, end);
+    T q = (n + nthreads - 1) / nthreads;
+    if (q < I::chunk(w)) q = I::chunk(w);
+    e = q <= n ? s + q * I::incr(w) : end;
+  } while (!I::next(w).compare_exchange_weak(s, e, std::memory_order_relaxed));
+  *istart = s;
+  *iend = e;
+  return true;
+}
+
+template <typename T>
+bool next_chunk(T* istart, T* iend) {
+  using I = Iter<T>;
+  WorkShare* w = me().ws;
+  if (w == nullptr || (I::kUll && !w->ull)) return false;
+  ordered_pass(w);
+  bool got;
+  switch (w->sched) {
+    case kDynamic: got = dynamic_next(w, istart, iend); break;
+    case kGuided: got = guided_next(w, istart, iend); break;
+    default: got = static_next(w, istart, iend); break;
+  }
+  if (got && w->ordered)
+    ordered_took(static_cast<long>(I::count(w, I::start(w), *istart)),
+                 static_cast<long>(I::count(w, I::start(w), *iend)));
+  return got;
+}
+
+template <typename T>
+bool begin_loop(const LoopArgs<T>& a, uintptr_t* reductions, void** mem, T* istart, T* iend) {
+  LoopArgs<T> arg = a;
+  bool first;
+  ws_begin(init_loop_arg<T>, &arg, reductions, mem, &first);
+  me().static_trip = 0;
+  me().ord_begin = me().ord_end = -1;
+  if (istart == nullptr) return true;
+  return next_chunk(istart, iend);
+}
+
+}  // namespace
+
+void loop_init(WorkShare* w, int sched, long start, long end, long incr, long chunk, bool ordered) {
+  init_loop(w, LoopArgs<long>{sched, incr > 0, start, end, incr, chunk, ordered, nullptr});
+}
+
+bool loop_begin(int sched, long start, long end, long incr, long chunk, bool ordered,
+                uintptr_t* reductions, void** mem, long* istart, long* iend,
+                const DoacrossSpec* dx) {
+  return begin_loop(LoopArgs<long>{sched, incr > 0, start, end, incr, chunk, ordered, dx},
+                    reductions, mem, istart, iend);
+}
+
+bool loop_next(long* istart, long* iend) { return next_chunk(istart, iend); }
+
+bool loop_ull_begin(int sched, bool up, ull start, ull end, ull incr, ull chunk, bool ordered,
+                    uintptr_t* reductions, void** mem, ull* istart, ull* iend,
+                    const DoacrossSpec* dx) {
+  return begin_loop(LoopArgs<ull>{sched, up, start, end, incr, chunk, ordered, dx}, reductions, mem,
+                    istart, iend);
+}
+
+bool loop_ull_next(ull* istart, ull* iend) { return next_chunk(istart, iend); }
+
+}  // namespace poolshim::abi::openmp::runtime
