@@ -21,11 +21,12 @@ constexpr unsigned kPatientAfter = 2;
 constexpr uint64_t kShortTicks = 20000;
 // Joins that do not pay: where the hand-off is slow (a worker's way in costs its caller a miss
 // per line), a worker that joins a short call can make it slower than its caller alone
-// (docs/scheduler.md, "Joins that do not pay"). Such calls never run alone, so the rule above never sees them. So after kProbeAfter short calls in
-// a row that a worker joined, the next one is a probe: published patient and timed. When it ran
-// alone in fewer ticks than the fastest of those joined calls, the work is patient from then on;
-// else the next probe waits twice as many joined calls, up to kProbeAfter << kProbeBackoffMax
-// (one call in 512: a wrong probe costs one call run alone).
+// (docs/scheduler.md, "Joins that do not pay"). Such calls never run alone, so the rule above never
+// sees them. So after kProbeAfter short calls in a row that a worker joined, the next one is a
+// probe: published patient and timed. When it ran alone in fewer ticks than the fastest of those
+// joined calls, the work is patient from then on; else the next probe waits twice as many joined
+// calls, up to kProbeAfter << kProbeBackoffMax (one call in 512: a wrong probe costs one call run
+// alone).
 constexpr unsigned kProbeAfter = 8;
 constexpr unsigned kProbeBackoffMax = 6;
 // A patient call runs as one run on its caller (pool.cpp, one_run(); docs/scheduler.md, "One run

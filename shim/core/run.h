@@ -34,11 +34,12 @@ namespace poolshim::core {
 // Why the registration is placed with care: registering a process that runs more than one thread
 // makes the kernel wait for an RCU grace period (synchronize_rcu() in
 // membarrier_register_private_expedited), milliseconds where a single-threaded process waits
-// microseconds (docs/scheduler.md, "Where the first steps run"). So workers::spawn() decides before it creates the first worker, while
-// the process is often still single-threaded; when it is not, the decision is left pending and the
-// first worker registers before it serves any call (finish_heavy_barrier()), so no caller sleeps
-// through the grace period. Until then calls open their runs fenced (what a missing membarrier
-// costs: a fence per item), which is correct on its own: the fence is chosen per call.
+// microseconds (docs/scheduler.md, "Where the first steps run"). So workers::spawn() decides before
+// it creates the first worker, while the process is often still single-threaded; when it is not,
+// the decision is left pending and the first worker registers before it serves any call
+// (finish_heavy_barrier()), so no caller sleeps through the grace period. Until then calls open
+// their runs fenced (what a missing membarrier costs: a fence per item), which is correct on its
+// own: the fence is chosen per call.
 enum : int {
   kBarrierUnknown = 0,
   kBarrierReady = 1,

@@ -204,8 +204,9 @@ void* worker_main(void*) {
 // creator's CPU, and while the creator keeps that CPU busy with its call an idle CPU can take
 // milliseconds to pull the new thread over: meanwhile every call runs on its caller alone, or both
 // threads share one CPU (docs/scheduler.md, "Where the first steps run"). Sleeping lets the new
-// thread run at once, and the creator's wake-up then puts the creator on an idle CPU. The bound keeps a host that cannot
-// start threads quickly (load, cgroup) from waiting on them: the pool works without the wait.
+// thread run at once, and the creator's wake-up then puts the creator on an idle CPU. The bound
+// keeps a host that cannot start threads quickly (load, cgroup) from waiting on them: the pool
+// works without the wait.
 constexpr long kStartWaitNs = 2 * 1000 * 1000;
 
 void await_started() {
