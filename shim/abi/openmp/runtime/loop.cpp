@@ -4,13 +4,14 @@
 // loops alike).
 // Ordered: chunks take turns in the order of their logical iteration numbers; a member passes
 // the turn on when it moves to its next chunk or leaves the loop.
-#include <sched.h>
+#include <limits.h>
 #include <stdlib.h>
 
 #include "abi/openmp/runtime/loop.h"
 #include "abi/openmp/runtime/state.h"
 #include "abi/openmp/runtime/xmalloc.h"
 #include "core/futex.h"
+#include "core/wait.h"
 #include "base/assert.h"
 
 namespace poolshim::abi::openmp::runtime {
@@ -18,10 +19,18 @@ namespace {
 
 thread_local WorkShare t_solo;  // the construct of a team of 1 (no sharing, no lock)
 
+// Waits for the turn of the chunk whose first logical number is `mine`: spins as every wait of
+// the runtime (wait_spin_ns(): none with OMP_WAIT_POLICY=passive), then sleeps on the
+// construct's ordered_event (libgomp's ordered waits sleep on a semaphore too). ordered_pass
+// pairs with it: its store of the turn, then its read of the sleepers (both seq_cst).
 void wait_turn(WorkShare* w, long mine) {
-  for (unsigned i = 1; w->ordered_turn.load(std::memory_order_acquire) != mine; ++i) {
-    core::cpu_relax();
-    if ((i & 255) == 0) sched_yield();
+  auto turn_came = [w, mine] { return w->ordered_turn.load(std::memory_order_seq_cst) == mine; };
+  if (core::wait::spin_for(wait_spin_ns(), turn_came)) return;
+  for (;;) {
+    uint32_t seen = w->ordered_event.load(std::memory_order_seq_cst);
+    if (turn_came()) return;
+    core::wait::sleep_on(w->ordered_event, seen, core::wait::SleepCount{w->ordered_sleepers},
+                         turn_came, [] {});
   }
 }
 
@@ -33,7 +42,11 @@ void ordered_pass(WorkShare* w) {
   ThreadState& s = me();
   if (!w->ordered || s.ord_begin < 0) return;
   wait_turn(w, s.ord_begin);
-  w->ordered_turn.store(s.ord_end, std::memory_order_release);
+  w->ordered_turn.store(s.ord_end, std::memory_order_seq_cst);
+  if (w->ordered_sleepers.load(std::memory_order_seq_cst) != 0) {
+    w->ordered_event.fetch_add(1, std::memory_order_seq_cst);
+    core::futex_wake(&w->ordered_event, INT_MAX);
+  }
   s.ord_begin = s.ord_end = -1;
 }
 

@@ -10,6 +10,7 @@
 #include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/libgomp.h"
 #include "abi/openmp/runtime/loop.h"
+#include "abi/openmp/runtime/signal_mask.h"
 #include "abi/openmp/runtime/state.h"
 #include "budget/budget.h"
 #include "core/pool.h"
@@ -82,6 +83,7 @@ void init_team(Team* t, void (*fn)(void*), void* data, unsigned n) {
   t->num_teams = s.num_teams;
   t->team_num = s.team_num;
   t->def_allocator = s.def_allocator;
+  if (n > 1) capture_program_mask();
   // The contention group: an outermost region starts one with its n threads busy; a nested one
   // took n - 1 more in resolve_team_size when thread-limit-var is set.
   if (s.team == nullptr || s.team->cg == nullptr) {
@@ -118,6 +120,7 @@ ThreadState enter(Team* t, unsigned m) {
 
 void member_main(void* ctx, unsigned m) {
   Team* t = static_cast<Team*>(ctx);
+  if (m != 0) take_program_mask();
   ThreadState saved = enter(t, m);
   me().task = &saved;          // unique while the implicit task runs
   if (t->preset != nullptr) {  // run_region's construct: every member starts inside it

@@ -197,6 +197,10 @@ struct WorkShare {
   long start = 0, end = 0, incr = 1;  // end normalised: start + iterations * incr
   std::atomic<long> next_iter{0};     // dynamic and guided: the first unclaimed iteration
   std::atomic<long> ordered_turn{0};  // ordered: the logical number whose chunk may run now
+  // ordered: bumped for the members asleep in wait_turn (counted in ordered_sleepers) when the
+  // turn moves (loop.cpp).
+  std::atomic<uint32_t> ordered_event{0};
+  std::atomic<uint32_t> ordered_sleepers{0};
   bool ordered = false;
   void* copyprivate = nullptr;
   uintptr_t* task_reductions = nullptr;  // the first member's task reductions (below)
@@ -236,15 +240,24 @@ bool taskgroup_cancelled(const TaskGroup* g);
 // Deferred tasks (task_queue.cpp). task_deferrable(): whether a new task of the calling
 // thread may be queued (a team of more than one, not inside a final task, fewer than libgomp's
 // 64 tasks per member pending; extra: tasks about to be created). task_alloc() makes a node with
-// room for arg_size bytes aligned to arg_align (its address: the task's event for detach);
-// task_submit() binds it to the calling thread's current task and taskgroup and queues it, or
-// with depend set waits until the earlier siblings are complete and runs it at once. copied:
-// its data came from a copy function (a cancelled taskgroup still runs it, as libgomp's).
+// room for arg_size bytes aligned to arg_align (its event, &node->event, is the task's
+// omp_event_handle_t for detach); task_submit() binds it to the calling thread's current task
+// and taskgroup and queues it, or with a depend array (GOMP_task's) once its earlier siblings
+// that it depends on are complete (task_depend.cpp). copied: its data came from a copy function
+// (a cancelled taskgroup still runs it, as libgomp's).
 bool task_deferrable(unsigned long extra);
 TaskNode* task_alloc(void (*fn)(void*), long arg_size, long arg_align, bool detach, char** arg);
-void task_submit(TaskNode* node, bool final, bool copied, bool depend);
+void task_submit(TaskNode* node, bool final, bool copied, void** depend);
 // Waits, running queued tasks, until the calling task's children are complete (taskwait).
 void task_wait_children();
+// Waits, running queued tasks, until the calling task's children that a task with this depend
+// array would depend on are complete (taskwait depend; an undeferred task's depend clauses).
+void task_wait_depend(void** depend);
+// An undeferred task (GOMP_task runs it at once) has a node of its own once it creates a
+// deferred task, so that its children and its taskwait are its own: begin before its body
+// (returns the encountering task's node), end after it.
+TaskNode* task_undeferred_begin();
+void task_undeferred_end(TaskNode* outer);
 // Waits, running queued tasks, until the tasks bound to g are complete (taskgroup end).
 void task_wait_group(TaskGroup* g);
 // omp_fulfill_event for a deferred task's event.

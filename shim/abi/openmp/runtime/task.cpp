@@ -1,24 +1,29 @@
 // Native tasks: GOMP_task, taskwait, taskyield, taskgroups, omp_in_final, omp_fulfill_event.
 //
 // A task that may be deferred (task_queue.cpp's task_deferrable: in a team of more than
-// one, not inside a final task, if clause true) is queued in the team, or with depend clauses
-// run at once after its earlier siblings (task_queue.cpp explains both). Any other task
-// is undeferred, as libgomp's: executed at once by the thread that meets it (a thread outside a
-// team, if(0), inside a final task, or more than 64 tasks per member pending), after its earlier
-// siblings when it has depend clauses. What a task carries, as libgomp's do: its taskgroup is
-// its encountering task's innermost one; it is final when that task is or when it has
-// final(true) (omp_in_final); it does not start when its team or taskgroup was cancelled
-// (cancel.cpp); while it runs it has its own ICVs and identity (current_task(): nest locks;
-// TaskScope for an undeferred task, its node for a deferred one). A deferred detached task's
-// event is its node (complete once fulfilled); an undeferred one's is a dummy that
-// omp_fulfill_event accepts.
+// one, not inside a final task, if clause true) is queued in the team, with depend clauses once
+// the earlier siblings it depends on are complete (task_depend.cpp). Any other task is
+// undeferred, as libgomp's: executed at once by the thread that meets it (a thread outside a
+// team, if(0), inside a final task, or more than 64 tasks per member pending), once the earlier
+// siblings it depends on are complete when it has depend clauses; the deferred tasks it creates
+// are its own children (its taskwait waits for them alone). What a task carries, as libgomp's
+// do: its taskgroup is its encountering task's innermost one; it is final when that task is or
+// when it has final(true) (omp_in_final); it does not start when its team or taskgroup was
+// cancelled (cancel.cpp); while it runs it has its own ICVs and identity (current_task(): nest
+// locks; TaskScope for an undeferred task, its node for a deferred one). A detached task's event
+// (task_node.h's TaskEvent): a deferred one's is in its node and its completion waits for it;
+// an undeferred one's is on its creator's stack, and its creator waits for it after the body,
+// as libgomp's does.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/task_node.h"
 #include "abi/openmp/runtime/xmalloc.h"
+#include "core/futex.h"
+#include "core/wait.h"
 
 namespace poolshim::abi::openmp::runtime {
 namespace {
@@ -26,7 +31,21 @@ namespace {
 constexpr unsigned kTaskFlagFinal = 1u << 1;    // GOMP_TASK_FLAG_FINAL (gomp-constants.h)
 constexpr unsigned kTaskFlagDepend = 1u << 3;   // GOMP_TASK_FLAG_DEPEND
 constexpr unsigned kTaskFlagDetach = 1u << 13;  // GOMP_TASK_FLAG_DETACH
-char g_dummy_event;
+
+TaskEvent* task_event(TaskNode* node) { return &node->event; }
+
+// The task's omp_event_handle_t, where the compiler reads it (and in data's first word, as
+// libgomp).
+void publish_event(void* detach, void* data, TaskEvent* event) {
+  *static_cast<void**>(detach) = event;
+  if (data != nullptr) *static_cast<void**>(data) = event;
+}
+
+void wait_fulfilled(TaskEvent& event) {
+  auto fulfilled = [&event] { return event.fulfilled.load(std::memory_order_acquire) != 0; };
+  if (poolshim::core::wait::spin_for(wait_spin_ns(), fulfilled)) return;
+  while (!fulfilled()) poolshim::core::futex_wait(&event.fulfilled, 0);
+}
 
 }  // namespace
 
@@ -67,14 +86,11 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
   // As libgomp: a task met in a cancelled team or taskgroup is discarded (cancel.cpp).
   if (task_cancelled() || taskgroup_cancelled()) return;
   bool detached = (flags & kTaskFlagDetach) != 0 && detach != nullptr;
-  bool has_depend = (flags & kTaskFlagDepend) != 0;
+  if ((flags & kTaskFlagDepend) == 0) depend = nullptr;
   if (if_clause && task_deferrable(0)) {
     char* arg;
     TaskNode* node = task_alloc(fn, arg_size, arg_align, detached, &arg);
-    if (detached) {
-      *static_cast<void**>(detach) = node;
-      if (data != nullptr) *static_cast<void**>(data) = node;  // as libgomp
-    }
+    if (detached) publish_event(detach, data, task_event(node));
     bool final = (flags & kTaskFlagFinal) != 0;
     if (cpyfn != nullptr) {
       ThreadState& s = me();
@@ -87,19 +103,20 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
     } else if (arg_size > 0) {
       memcpy(arg, data, static_cast<size_t>(arg_size));
     }
-    task_submit(node, final, cpyfn != nullptr, has_depend);
+    task_submit(node, final, cpyfn != nullptr, depend);
     return;
   }
-  if (has_depend) task_wait_children();  // its dependences on deferred siblings are met
-  if (detached) {
-    *static_cast<void**>(detach) = &g_dummy_event;
-    if (data != nullptr) *static_cast<void**>(data) = &g_dummy_event;  // as libgomp
-  }
+  // Undeferred: its dependences are on deferred siblings only (the encountering task is
+  // suspended until it ends, so it creates no later sibling meanwhile).
+  if (depend != nullptr) task_wait_depend(depend);
+  TaskEvent event;  // a detached one's: it is complete once its body returned and this fulfilled
+  if (detached) publish_event(detach, data, &event);
   ThreadState& s = me();
   TaskGroup* taskgroup = s.taskgroup;
   bool was_final = s.in_final;
   char self;  // the task's identity while it runs (nest locks), with its own ICVs (icv-1.c)
   TaskScope scope(&self);
+  TaskNode* outer = task_undeferred_begin();
   s.in_final = was_final || (flags & kTaskFlagFinal) != 0;
   if (cpyfn == nullptr) {
     fn(data);
@@ -113,17 +130,28 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
     fn(arg);
     if (buf != stack_buf) free(buf);
   }
+  task_undeferred_end(outer);
   s.in_final = was_final;  // the same thread: an undeferred task never migrates
   s.taskgroup = taskgroup;
+  if (detached) wait_fulfilled(event);  // as libgomp: its creator waits for the event
 }
 
 void psn_GOMP_taskwait() { task_wait_children(); }
-void psn_GOMP_taskwait_depend(void**) { task_wait_children(); }  // every child: a superset
+void psn_GOMP_taskwait_depend(void** depend) { task_wait_depend(depend); }
 void psn_GOMP_taskyield() {}
 void psn_GOMP_taskgroup_start() { taskgroup_start(); }
 void psn_GOMP_taskgroup_end() { taskgroup_end(); }
-void psn_omp_fulfill_event(void* event) {
-  if (event != nullptr && event != &g_dummy_event) task_fulfill(static_cast<TaskNode*>(event));
+void psn_omp_fulfill_event(void* handle) {
+  if (handle == nullptr) return;
+  TaskEvent* event = static_cast<TaskEvent*>(handle);
+  if (event->node != nullptr) {
+    task_fulfill(event->node);
+    return;
+  }
+  // An undeferred task's: its creator may return once it sees the store, so the wake names
+  // only the address (the kernel's, harmless on a stack the creator left).
+  event->fulfilled.store(1, std::memory_order_seq_cst);
+  poolshim::core::futex_wake(&event->fulfilled, 1);
 }
 int psn_omp_in_final() { return me().in_final ? 1 : 0; }
 

@@ -10,9 +10,8 @@
 // while they wait: in a barrier (any task; the barrier completes once every member arrived and
 // the team has no task left), in taskwait (the waiting task's children), at the end of a
 // taskgroup (the taskgroup's tasks) and at the end of the region (any, until none is left). A
-// task with depend clauses waits at its creation until every earlier sibling is complete, then
-// runs at once on the encountering thread: every dependence it may have is then met (a
-// conservative reading of the depend rules, which the specification allows). A detached task
+// task with depend clauses is queued once the earlier siblings it depends on are complete
+// (task_depend.cpp keeps the edges; the completion of a predecessor queues it). A detached task
 // is complete once its body returned and its event (its node) was fulfilled, by any thread.
 // While a task runs, the thread's current task (its identity: current_task(), which owns nest
 // locks), taskgroup, finality, node and ICVs (a copy of its encountering task's when it was
@@ -36,6 +35,7 @@
 #include <new>
 
 #include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/task_node.h"
 #include "abi/openmp/runtime/xmalloc.h"
 #include "base/assert.h"
 #include "base/clock.h"
@@ -51,34 +51,9 @@
 
 namespace poolshim::abi::openmp::runtime {
 
-struct TaskNode {
-  TaskNode* next = nullptr;  // in the team's queue
-  void (*fn)(void*) = nullptr;
-  char* arg = nullptr;  // its data, inside the node's allocation
-  Team* team = nullptr;
-  TaskNode* parent = nullptr;  // its encountering task's node
-  TaskGroup* taskgroup = nullptr;
-  bool final = false;
-  bool copied = false;    // its data came from a copy function
-  bool implicit = false;  // an implicit task's node (freed at the region's end)
-  Icv icv;                // its data environment's ICVs while it runs
-  // 1 for itself until it is complete, plus 1 per child not yet complete; freed at 0. While it
-  // runs, its children are complete when this is 1.
-  std::atomic<unsigned long> refs{1};
-  // What its completion still waits for: its body, and when detached its event.
-  std::atomic<unsigned> holds{1};
-};
-
 namespace {
 
 constexpr unsigned long kPendingPerMember = 64;  // libgomp's bound before tasks run undeferred
-
-// Something a task wait may be waiting for changed.
-void notify(Team* t) {
-  t->task_event.fetch_add(1, std::memory_order_seq_cst);
-  if (t->task_sleepers.load(std::memory_order_seq_cst) != 0)
-    core::futex_wake(&t->task_event, INT_MAX);
-}
 
 void release(TaskNode* n) {
   if (n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
@@ -92,6 +67,11 @@ void complete(TaskNode* n) {
   TaskNode* parent = n->parent;
   TaskGroup* g = n->taskgroup;
   t->task_inflight.fetch_add(1, std::memory_order_acq_rel);
+  if (n->deps != nullptr) {  // its successors may start (task_depend.cpp)
+    t->task_lock.lock();
+    depend_complete_locked(n);
+    t->task_lock.unlock();
+  }
   if (g != nullptr) {
     unsigned long in_group = g->tasks.fetch_sub(1, std::memory_order_acq_rel);
     POOLSHIM_ASSERT(in_group > 0);  // the taskgroup counted this task when it was queued
@@ -190,6 +170,19 @@ TaskNode* implicit_node() {
 
 }  // namespace
 
+// Something a task wait may be waiting for changed.
+void notify(Team* t) {
+  t->task_event.fetch_add(1, std::memory_order_seq_cst);
+  if (t->task_sleepers.load(std::memory_order_seq_cst) != 0)
+    core::futex_wake(&t->task_event, INT_MAX);
+}
+
+void queue_locked(Team* t, TaskNode* n) {
+  (t->task_tail != nullptr ? t->task_tail->next : t->task_head) = n;
+  t->task_tail = n;
+  t->task_queued.fetch_add(1, std::memory_order_release);
+}
+
 bool task_deferrable(unsigned long extra) {
   if (!POOLSHIM_OPENMP_DEFERRED_TASKS) return false;
   const ThreadState& s = me();
@@ -206,12 +199,13 @@ TaskNode* task_alloc(void (*fn)(void*), long arg_size, long arg_align, bool deta
   n->fn = fn;
   n->arg = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(n + 1) + align - 1) &
                                    ~static_cast<uintptr_t>(align - 1));
+  n->event.node = n;
   if (detach) n->holds.store(2, std::memory_order_relaxed);
   *arg = n->arg;
   return n;
 }
 
-void task_submit(TaskNode* n, bool final, bool copied, bool depend) {
+void task_submit(TaskNode* n, bool final, bool copied, void** depend) {
   ThreadState& s = me();
   Team* t = s.team;
   n->team = t;
@@ -220,19 +214,14 @@ void task_submit(TaskNode* n, bool final, bool copied, bool depend) {
   n->taskgroup = s.taskgroup;
   n->icv = s.icv;
   TaskNode* parent = implicit_node();
-  if (depend) task_wait_children();  // every earlier sibling complete: its dependences are met
   n->parent = parent;
   parent->refs.fetch_add(1, std::memory_order_relaxed);
   if (n->taskgroup != nullptr) n->taskgroup->tasks.fetch_add(1, std::memory_order_relaxed);
   t->task_pending.fetch_add(1, std::memory_order_acq_rel);
-  if (depend) {
-    run(n);
-    return;
-  }
+  if (depend != nullptr) n->deps = depend_parse(depend, &n->ndeps);
   t->task_lock.lock();
-  (t->task_tail != nullptr ? t->task_tail->next : t->task_head) = n;
-  t->task_tail = n;
-  t->task_queued.fetch_add(1, std::memory_order_release);
+  // With dependences on siblings not yet complete, the last of them queues it (task_depend.cpp).
+  if (n->deps == nullptr || depend_register_locked(parent, n, true) == 0) queue_locked(t, n);
   t->task_lock.unlock();
   notify(t);
 }
@@ -244,6 +233,40 @@ void task_wait_children() {
   wait_until(
       s.team, [p] { return p->refs.load(std::memory_order_acquire) == 1; },
       [p](const TaskNode* n) { return n->parent == p; });
+}
+
+void task_wait_depend(void** depend) {
+  ThreadState& s = me();
+  TaskNode* p = s.node;
+  if (p == nullptr || s.team == nullptr) return;  // no deferred sibling
+  Team* t = s.team;
+  TaskNode waiter;
+  waiter.waiter = true;
+  waiter.deps = depend_parse(depend, &waiter.ndeps);
+  t->task_lock.lock();
+  unsigned preds = p->dep_children != nullptr ? depend_register_locked(p, &waiter, false) : 0;
+  t->task_lock.unlock();
+  if (preds == 0) return;
+  wait_until(
+      t, [&waiter] { return waiter.npred.load(std::memory_order_acquire) == 0; },
+      [p](const TaskNode* n) { return n->parent == p; });
+}
+
+TaskNode* task_undeferred_begin() {
+  ThreadState& s = me();
+  TaskNode* outer = s.node;
+  s.node = nullptr;  // the deferred tasks it creates are its children (implicit_node)
+  return outer;
+}
+
+void task_undeferred_end(TaskNode* outer) {
+  ThreadState& s = me();
+  TaskNode* own = s.node;
+  s.node = outer;
+  if (own == nullptr) return;
+  // Its children hold references to its node: the last one to complete frees it.
+  own->implicit = false;
+  release(own);
 }
 
 void task_wait_group(TaskGroup* g) {

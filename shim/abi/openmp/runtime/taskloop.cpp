@@ -155,7 +155,7 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
       start += task_step;
       bounds[1] = start;
       if (i == nfirst) task_step = nfirst_task_step;
-      task_submit(node, task_final, cpyfn != nullptr, false);
+      task_submit(node, task_final, cpyfn != nullptr, nullptr);
     }
     if (group) taskgroup_end();
     return;
