@@ -26,6 +26,16 @@ poolshim_process_test(openmp tasks TIMEOUT 300
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_tasks_driver.py
     --shim $<TARGET_FILE:poolshim> --program $<TARGET_FILE:openmp_tasks>)
 
+# process.openmp.parity: task dependences, taskwait depend, an if(0) task's taskwait, undeferred
+# detached tasks and a team member's signal mask as libgomp has them (openmp_parity_driver.py).
+# process.openmp.ordered_wait (label timing: a rate): a member waiting for its ordered turn sleeps.
+poolshim_process_test(openmp parity TIMEOUT 300
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_parity_driver.py
+    --shim $<TARGET_FILE:poolshim> --program $<TARGET_FILE:openmp_parity>)
+poolshim_process_test(openmp ordered_wait TIMING TIMEOUT 120
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_parity_driver.py
+    --part ordered_wait --shim $<TARGET_FILE:poolshim> --program $<TARGET_FILE:openmp_parity>)
+
 # process.openmp.copies: copies of libgomp's ABI the preload can or cannot reach (a renamed
 # libgomp as wheels vendor it, a module's own runtime hidden, -Bsymbolic or exported, libgomp.a
 # in the executable), built at test time; audit and the log name each with its reason.

@@ -50,11 +50,14 @@ def check_alike(mode_list, outputs, threads, detail=None):
                  f"the shim ({shown})")
 
 
-def main(name, body):
-    """A driver's entry point: --shim, --program and --timeout, then body(args) under proc_util."""
+def main(name, body, arguments=None):
+    """A driver's entry point: --shim, --program and --timeout (and what arguments(parser)
+    adds), then body(args) under proc_util."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--shim", required=True)
     ap.add_argument("--program", required=True)
     ap.add_argument("--timeout", type=float, default=60)
+    if arguments:
+        arguments(ap)
     a = ap.parse_args()
     pu.main(name, lambda: body(a))

@@ -1,0 +1,44 @@
+"""Where the native runtime once differed from libgomp: tests/fixtures/openmp/openmp_parity.c
+(task dependences, taskwait depend, an if(0) task's taskwait, undeferred detached tasks, a team
+member's signal mask) prints one line per scenario. Without the shim, preloaded with
+POOLSHIM_OPENMP=forward and natively (the default), every line must be the same, and each must
+read as libgomp decides it (a runtime that gets a scenario wrong prints "stuck", "serial",
+"returned_early" or "pending" instead of hanging).
+--part ordered_wait (label timing: a rate): a member waiting 300 ms for its ordered turn sleeps
+natively, as on libgomp (its CPU time under a third of the wait).
+"""
+import openmp_modes as om
+import proc_util as pu
+
+EXPECTED = ["depend_unrelated=ok x=1", "depend_chains=concurrent x=1234 y=1234",
+            "depend_order r1=1 r2=1 seen_reads=2 r3=2 b_after=2 d_after=7",
+            "taskwait_depend=ok seen=5", "if0_taskwait=ok c=1", "detach_if0=waited",
+            "detach_outside=waited", "signal_member=handled"]
+
+
+def ordered_wait(a):
+    for name, env in om.modes(a.shim):
+        r = pu.run([a.program, "ordered_wait"], pu.clean_env(**env), what=a.program,
+                   timeout=a.timeout)
+        print(name, r.stdout.strip())
+        pu.check(r.returncode == 0, f"{name}: exit 0 (rc={r.returncode})")
+        pct = int(r.stdout.strip().split("=")[1])
+        pu.check(pct < 33, f"{name}: the ordered wait sleeps (CPU {pct}% of the wait)")
+
+
+def body(a):
+    if a.part == "ordered_wait":
+        ordered_wait(a)
+        return
+    m = om.modes(a.shim)
+    outputs = [r.stdout for r in om.run_each(a.program, m, None, a.timeout, log="info")]
+    print(outputs[0].strip())
+    lines = outputs[0].splitlines()
+    pu.check(lines == EXPECTED, f"without the shim, the lines as libgomp gives them ({lines!r})")
+    om.check_alike(m, outputs, None)
+
+
+if __name__ == "__main__":
+    om.main("openmp.parity", body,
+            lambda ap: ap.add_argument("--part", choices=["scenarios", "ordered_wait"],
+                                       default="scenarios"))
