@@ -123,4 +123,12 @@ const char* raw_value(const char* name) {
   return read_env(name);
 }
 
+size_t openmp_stack_request() {
+  size_t bytes = 0;
+  if (parse_stack_size(raw_value("OMP_STACKSIZE"), &bytes) ||
+      parse_stack_size(raw_value("GOMP_STACKSIZE"), &bytes))
+    return bytes;
+  return 0;
+}
+
 }  // namespace poolshim::config

@@ -85,6 +85,12 @@ bool parse_log_file(const char* text);
 bool parse_group(const char* text);
 // POOLSHIM_OPENMP: "shim" (true, the default) or "forward" (false).
 bool parse_openmp(const char* text, bool* native);
+// OMP_STACKSIZE's syntax, as libgomp reads it: a whole number, then optionally B, K, M or G
+// (any case; no suffix: K), blanks around; in bytes.
+bool parse_stack_size(const char* text, size_t* out);
+// The stack the program asks OpenMP threads to have: OMP_STACKSIZE, else GOMP_STACKSIZE, when
+// valid (libgomp's order); 0 otherwise. An invalid value is libgomp's to report (it does).
+size_t openmp_stack_request();
 
 // A value as a message shows it: at most 48 bytes, non-printable bytes as \xHH, the length when
 // cut. Always NUL-terminated within cap; returns buf.

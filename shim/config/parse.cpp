@@ -1,6 +1,10 @@
 // The strict field parsers behind the option table, and the safe display of a bad value.
+#include <ctype.h>
+#include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -83,6 +87,34 @@ bool parse_openmp(const char* text, bool* native) {
   if (strcmp(text, "forward") == 0) return *native = false, true;
   if (strcmp(text, "shim") == 0) return *native = true, true;
   return false;
+}
+
+bool parse_stack_size(const char* text, size_t* out) {
+  if (text == nullptr) return false;
+  const char* p = text;
+  while (isspace(static_cast<unsigned char>(*p))) ++p;
+  if (*p < '0' || *p > '9') return false;
+  errno = 0;
+  char* end;
+  unsigned long long value = strtoull(p, &end, 10);
+  if (errno != 0) return false;
+  while (isspace(static_cast<unsigned char>(*end))) ++end;
+  unsigned shift = 10;  // no suffix: kilobytes, as libgomp reads it
+  if (*end != '\0') {
+    switch (tolower(static_cast<unsigned char>(*end))) {
+      case 'b': shift = 0; break;
+      case 'k': shift = 10; break;
+      case 'm': shift = 20; break;
+      case 'g': shift = 30; break;
+      default: return false;
+    }
+    ++end;
+    while (isspace(static_cast<unsigned char>(*end))) ++end;
+    if (*end != '\0') return false;
+  }
+  if (value > (SIZE_MAX >> shift)) return false;
+  *out = static_cast<size_t>(value) << shift;
+  return true;
 }
 
 bool parse_disable(const char* text, unsigned* out) {

@@ -20,8 +20,10 @@ class SignalsBlocked {
   sigset_t saved_;
 };
 
-// pthread_create of a detached thread running main(nullptr), named `name` (at most 15 bytes).
-// Call it inside a SignalsBlocked scope. Returns pthread_create's error (0: started).
+// pthread_create of a detached thread running main(nullptr), named `name` (at most 15 bytes),
+// with pthread's default stack, or OMP_STACKSIZE's (GOMP_STACKSIZE's) where that is larger
+// (OpenMP team members run on these threads; thread_start.cpp). Call it inside a SignalsBlocked
+// scope. Returns pthread_create's error (0: started).
 int start_detached(void* (*main)(void*), const char* name);
 
 #pragma GCC visibility pop

@@ -3,7 +3,8 @@
 member's signal mask) prints one line per scenario. Without the shim, preloaded with
 POOLSHIM_OPENMP=forward and natively (the default), every line must be the same, and each must
 read as libgomp decides it (a runtime that gets a scenario wrong prints "stuck", "serial",
-"returned_early" or "pending" instead of hanging).
+"returned_early" or "pending" instead of hanging). Then, with OMP_STACKSIZE=64M, a member that
+uses 32 MiB of its stack runs in every mode (pthread's default 8 MiB crashes it).
 --part ordered_wait (label timing: a rate): a member waiting 300 ms for its ordered turn sleeps
 natively, as on libgomp (its CPU time under a third of the wait).
 """
@@ -36,6 +37,12 @@ def body(a):
     lines = outputs[0].splitlines()
     pu.check(lines == EXPECTED, f"without the shim, the lines as libgomp gives them ({lines!r})")
     om.check_alike(m, outputs, None)
+    for name, env in m:
+        r = pu.run([a.program, "stack"], pu.clean_env(**env, OMP_STACKSIZE="64M"), what=a.program,
+                   timeout=a.timeout)
+        pu.check(r.returncode == 0 and r.stdout.strip() == "stack_member=ok",
+                 f"{name}, OMP_STACKSIZE=64M: member 1 has the stack (rc={r.returncode}, "
+                 f"stdout={r.stdout.strip()!r})")
 
 
 if __name__ == "__main__":

@@ -52,6 +52,27 @@ TEST(Options, OpenmpMode) {
   EXPECT_TRUE(native);  // left alone on bad text
 }
 
+// OMP_STACKSIZE's syntax as libgomp reads it (the shim's threads get that stack).
+TEST(Options, StackSize) {
+  size_t b = 7;
+  EXPECT_TRUE(parse_stack_size("64M", &b));
+  EXPECT_EQ(b, size_t{64} << 20);
+  EXPECT_TRUE(parse_stack_size(" 512 ", &b));  // no suffix: kilobytes
+  EXPECT_EQ(b, size_t{512} << 10);
+  EXPECT_TRUE(parse_stack_size("3 g", &b));
+  EXPECT_EQ(b, size_t{3} << 30);
+  EXPECT_TRUE(parse_stack_size("100b", &b));
+  EXPECT_EQ(b, size_t{100});
+  EXPECT_TRUE(parse_stack_size("2k", &b));
+  EXPECT_EQ(b, size_t{2048});
+  b = 7;
+  for (const char* bad : {"", " ", "M", "-1", "12X", "12MB", "1 2", "99999999999999999999",
+                          "18446744073709551615G"})
+    EXPECT_FALSE(parse_stack_size(bad, &b)) << bad;
+  EXPECT_FALSE(parse_stack_size(nullptr, &b));
+  EXPECT_EQ(b, size_t{7});  // left alone on bad text
+}
+
 TEST(Options, DisableList) {
   unsigned m = 99;
   EXPECT_TRUE(parse_disable("executorch", &m));
