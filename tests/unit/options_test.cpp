@@ -66,8 +66,8 @@ TEST(Options, StackSize) {
   EXPECT_TRUE(parse_stack_size("2k", &b));
   EXPECT_EQ(b, size_t{2048});
   b = 7;
-  for (const char* bad : {"", " ", "M", "-1", "12X", "12MB", "1 2", "99999999999999999999",
-                          "18446744073709551615G"})
+  for (const char* bad :
+       {"", " ", "M", "-1", "12X", "12MB", "1 2", "99999999999999999999", "18446744073709551615G"})
     EXPECT_FALSE(parse_stack_size(bad, &b)) << bad;
   EXPECT_FALSE(parse_stack_size(nullptr, &b));
   EXPECT_EQ(b, size_t{7});  // left alone on bad text
