@@ -25,13 +25,6 @@ namespace {
 // are 2, 3 and 4.
 constexpr uintptr_t kDependIn = 1;
 
-bool conflict(const TaskNode* a, const TaskNode* b) {
-  for (size_t i = 0; i < a->ndeps; ++i)
-    for (size_t j = 0; j < b->ndeps; ++j)
-      if (a->deps[i].addr == b->deps[j].addr && (a->deps[i].out || b->deps[j].out)) return true;
-  return false;
-}
-
 void add_successor(TaskNode* pred, TaskNode* n) {
   if (pred->nsucc == pred->succ_cap) {
     size_t cap = pred->succ_cap != 0 ? 2 * pred->succ_cap : 4;
@@ -45,6 +38,13 @@ void add_successor(TaskNode* pred, TaskNode* n) {
 }
 
 }  // namespace
+
+bool depend_conflict(const TaskNode* a, const TaskNode* b) {
+  for (size_t i = 0; i < a->ndeps; ++i)
+    for (size_t j = 0; j < b->ndeps; ++j)
+      if (a->deps[i].addr == b->deps[j].addr && (a->deps[i].out || b->deps[j].out)) return true;
+  return false;
+}
 
 TaskNode::~TaskNode() {
   POOLSHIM_ASSERT(dep_children == nullptr);  // its dependent children completed before it
@@ -85,7 +85,7 @@ Dep* depend_parse(void** depend, size_t* ndeps) {
 unsigned depend_register_locked(TaskNode* parent, TaskNode* n, bool list) {
   unsigned preds = 0;
   for (TaskNode* s = parent->dep_children; s != nullptr; s = s->dep_next)
-    if (conflict(s, n)) {
+    if (depend_conflict(s, n)) {
       add_successor(s, n);
       ++preds;
     }

@@ -70,6 +70,9 @@ struct TaskNode {
 void queue_locked(Team* t, TaskNode* n);
 void notify(Team* t);
 
+// Whether a and b name an address in common, the one or the other as out (task_depend.cpp).
+bool depend_conflict(const TaskNode* a, const TaskNode* b);
+
 // task_depend.cpp, each with the team's task_lock held.
 // Makes n (with deps) depend on every sibling in parent's list whose clauses conflict with its
 // own (the same address, one of the two out): each such sibling gets n in its succ and n's npred

@@ -247,9 +247,13 @@ void task_wait_depend(void** depend) {
   unsigned preds = p->dep_children != nullptr ? depend_register_locked(p, &waiter, false) : 0;
   t->task_lock.unlock();
   if (preds == 0) return;
+  // As libgomp: meanwhile it runs only the siblings it waits for, never an unrelated one (which
+  // might wait for what its creator does after this).
   wait_until(
       t, [&waiter] { return waiter.npred.load(std::memory_order_acquire) == 0; },
-      [p](const TaskNode* n) { return n->parent == p; });
+      [p, &waiter](const TaskNode* n) {
+        return n->parent == p && n->deps != nullptr && depend_conflict(n, &waiter);
+      });
 }
 
 TaskNode* task_undeferred_begin() {
