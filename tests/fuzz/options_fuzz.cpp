@@ -3,6 +3,7 @@
 // besides "no crash": an accepted budget is digits only, 1..4096; a mask has only the known
 // surface bits (kSurfaceAll); a shown value is NUL-terminated inside its buffer and holds printable
 // ASCII only.
+#include <ctype.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,6 +29,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   unsigned mask = 0;
   if (parse_disable(v, &mask) && (mask & ~kSurfaceAll) != 0) abort();
   if (parse_log_file(v) && v[0] != '/') abort();
+  // A valid stack size starts with a digit once blanks are skipped.
+  size_t stack = 0;
+  if (parse_stack_size(v, &stack) &&
+      !isdigit(static_cast<unsigned char>(v[strspn(v, " \t\n\v\f\r")])))
+    abort();
 
   // Every buffer size, the tiny ones included: exactly sized heap copies let ASan see overruns.
   for (size_t cap :
