@@ -32,7 +32,7 @@ constexpr size_t kProblemCap = 320;   // one message line, NUL included
 // "invalid NAME='shown value' (want ...); fallback": one per bad variable, without the
 // "poolshim: warning: " prefix that diag/ adds when it writes the line.
 struct Problem {
-  char line[kProblemCap];
+  char line[kProblemCap]{};
 };
 
 struct Options {

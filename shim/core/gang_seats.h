@@ -33,10 +33,10 @@ struct Slot {
   // {generation:32, claimed seats below kAffine:32}: written by the caller before it opens the
   // slot, then by claimers (acq_rel CAS).
   std::atomic<uint64_t> mask{0};
-  std::atomic<uint32_t> pref[kAffine];     // the seat's preferred server id (0: none); caller
-  std::atomic<uint32_t> claimer[kAffine];  // who claimed it: written before the member's done
-  std::atomic<bool> open_all{false};       // preferences lifted (the wait ran out)
-  std::atomic<MemberFn> fn{nullptr};       // written by the caller before it opens the slot
+  std::atomic<uint32_t> pref[kAffine]{};     // the seat's preferred server id (0: none); caller
+  std::atomic<uint32_t> claimer[kAffine]{};  // who claimed it: written before the member's done
+  std::atomic<bool> open_all{false};         // preferences lifted (the wait ran out)
+  std::atomic<MemberFn> fn{nullptr};         // written by the caller before it opens the slot
   std::atomic<void*> ctx{nullptr};
   std::atomic<uint32_t> done{0};           // members (other than 0) that returned; futex word
   std::atomic<uint32_t> caller_asleep{0};  // the caller sleeps on done: members wake it

@@ -12,6 +12,11 @@
 #include "diag/caller.h"
 #include "reach/registry.h"
 
+extern "C" {
+extern void* __dso_handle;
+int __register_atfork(void (*prepare)(), void (*parent)(), void (*child)(), void* dso_handle);
+}
+
 namespace poolshim::lifecycle {
 namespace {
 
@@ -76,8 +81,12 @@ void child() {
 
 // At load time, before any constructor or caller of the shim can take one of the locks above
 // (priority 101: first among the shim's own constructors). Nothing else: no thread, no output.
+// glibc's pthread_atfork is a static stub (libc_nonshared.a) that calls __register_atfork with
+// the object's __dso_handle (so that a dlclose unregisters the handlers); calling that directly
+// keeps the stub out of the library, where the linker puts it last in .text: a page of its own
+// that the load touched, and the kernel's fault-around with it about 40 KiB of resident text.
 __attribute__((constructor(101))) void register_fork_handlers() {
-  pthread_atfork(prepare, parent, child);
+  __register_atfork(prepare, parent, child, &__dso_handle);
 }
 
 }  // namespace
