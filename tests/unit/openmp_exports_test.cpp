@@ -13,6 +13,7 @@
 
 #include "abi/openmp/entry.h"
 #include "shim_exports.h"
+#include "symbols/openmp_rows.h"
 
 namespace {
 
@@ -63,7 +64,7 @@ std::set<std::string> libgomp_host() {
 
 TEST(OpenmpExports, EveryRowWithItsVersionAndNothingElse) {
   std::set<std::string> have = shim_openmp(), want = table();
-  ASSERT_EQ(want.size(), poolshim::abi::openmp::kEntryCount) << "a row is listed twice";
+  ASSERT_EQ(want.size(), poolshim::symbols::openmp_rows::kCount) << "a row is listed twice";
   ASSERT_FALSE(have.empty()) << "no OpenMP symbol in " << shim_library_path();
   for (const std::string& s : want) EXPECT_TRUE(have.count(s)) << "not exported: " << s;
   for (const std::string& s : have) EXPECT_TRUE(want.count(s)) << "not in the table: " << s;
@@ -80,9 +81,31 @@ TEST(OpenmpExports, TheHostPartOfLibgomp) {
 
 TEST(OpenmpExports, EntriesStartUnresolved) {
   // Linked into this test, no trampoline ran: every row still waits for its first call.
-  for (size_t i = 0; i < poolshim::abi::openmp::kEntryCount; ++i)
-    EXPECT_EQ(poolshim::abi::openmp::kEntries[i]->target.load(), nullptr)
-        << poolshim::abi::openmp::kEntries[i]->name;
+  namespace rows = poolshim::symbols::openmp_rows;
+  for (size_t i = 0; i < rows::kCount; ++i)
+    EXPECT_EQ(poolshim::abi::openmp::poolshim_omp_targets[i].load(), nullptr)
+        << rows::name(i) << "@" << rows::version(i);
+}
+
+// The compile-time row table reads openmp.def's rows in order, names and versions alike.
+TEST(OpenmpExports, RowTableMatchesTheDef) {
+  namespace rows = poolshim::symbols::openmp_rows;
+  struct Want {
+    const char* name;
+    const char* version;
+  };
+  static const Want kWant[] = {
+#define POOLSHIM_OMP_ENTRY(name, tag, version, binding) {#name, version},
+#include "symbols/openmp.def"
+#undef POOLSHIM_OMP_ENTRY
+  };
+  ASSERT_EQ(sizeof kWant / sizeof kWant[0], rows::kCount);
+  for (size_t i = 0; i < rows::kCount; ++i) {
+    EXPECT_STREQ(rows::name(i), kWant[i].name) << i;
+    EXPECT_STREQ(rows::version(i), kWant[i].version) << i;
+  }
+  EXPECT_EQ(rows::row_of("GOMP_parallel"), rows::row_of("GOMP_parallel", "GOMP_4.0"));
+  EXPECT_EQ(rows::row_of("no_such_function"), rows::kCount);
 }
 
 }  // namespace

@@ -17,22 +17,12 @@
 
 #include "abi/openmp/entry.h"
 #include "shim_exports.h"
+#include "symbols/openmp_rows.h"
 
 namespace {
 
 using poolshim::abi::openmp::runtime_function;
-
-struct Row {
-  std::string name, version;
-};
-
-std::vector<Row> rows() {
-  std::vector<Row> r;
-#define POOLSHIM_OMP_ENTRY(name, tag, version, binding) r.push_back({#name, version});
-#include "symbols/openmp.def"
-#undef POOLSHIM_OMP_ENTRY
-  return r;
-}
+namespace omp_rows = poolshim::symbols::openmp_rows;
 
 // "omp_get_level_" -> "omp_get_level", "omp_set_nested_8_" -> "omp_set_nested"; "" if not Fortran.
 std::string c_spelling(const std::string& n) {
@@ -43,13 +33,17 @@ std::string c_spelling(const std::string& n) {
 
 TEST(OpenmpFortran, EveryNativeCRowHasANativeFortranRow) {
   int checked = 0;
-  for (const Row& r : rows()) {
-    std::string c = c_spelling(r.name);
+  for (size_t row = 0; row < omp_rows::kCount; ++row) {
+    std::string name = omp_rows::name(row), c = c_spelling(name);
     if (c.empty()) continue;
     // The same version's C spelling (the OMP_3.0 nest locks are native, the OMP_1.0 ones not).
-    if (runtime_function(c.c_str(), r.version.c_str()) == nullptr) continue;
-    EXPECT_NE(runtime_function(r.name.c_str(), r.version.c_str()), nullptr)
-        << r.name << " is not native, but " << c << " is";
+    size_t c_row = 0;
+    while (c_row < omp_rows::kCount &&
+           (c != omp_rows::name(c_row) ||
+            std::string(omp_rows::version(c_row)) != omp_rows::version(row)))
+      ++c_row;
+    if (c_row == omp_rows::kCount || runtime_function(c_row) == nullptr) continue;
+    EXPECT_NE(runtime_function(row), nullptr) << name << " is not native, but " << c << " is";
     ++checked;
   }
   EXPECT_GE(checked, 38);  // the Fortran rows of the queries, setters, teams and allocators

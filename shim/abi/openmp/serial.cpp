@@ -11,9 +11,12 @@
 
 #include "abi/openmp/entry.h"
 #include "base/clock.h"
+#include "symbols/openmp_rows.h"
 
 namespace poolshim::abi::openmp {
 namespace {
+
+namespace rows = symbols::openmp_rows;
 
 int zero() { return 0; }
 int one() { return 1; }
@@ -49,63 +52,65 @@ void nest_unset(NestLock* l) { --l->count; }
 int nest_test(NestLock* l) { return ++l->count; }
 
 struct Fallback {
-  const char* name;
+  uint16_t row;  // the name's first row in symbols/openmp.def (symbols/openmp_rows.h)
   void* fn;
 };
 #define FN(f) reinterpret_cast<void*>(&f)
+#define ROW(name) rows::checked<rows::row_of(name)>()
 const Fallback kFallbacks[] = {
-    {"omp_get_thread_num", FN(zero)},
-    {"omp_get_num_threads", FN(one)},
-    {"omp_get_max_threads", FN(one)},
-    {"omp_get_thread_limit", FN(one)},
-    {"omp_get_num_procs", FN(procs)},
-    {"omp_in_parallel", FN(zero)},
-    {"omp_get_level", FN(zero)},
-    {"omp_get_active_level", FN(zero)},
-    {"omp_get_team_size", FN(team_size)},
-    {"omp_get_ancestor_thread_num", FN(ancestor)},
-    {"omp_get_dynamic", FN(zero)},
-    {"omp_get_nested", FN(zero)},
-    {"omp_get_max_active_levels", FN(one)},
-    {"omp_set_num_threads", FN(nothing)},
-    {"omp_set_dynamic", FN(nothing)},
-    {"omp_set_nested", FN(nothing)},
-    {"omp_set_max_active_levels", FN(nothing)},
-    {"omp_get_num_teams", FN(one)},
-    {"omp_get_team_num", FN(zero)},
-    {"omp_is_initial_device", FN(one)},
-    {"omp_get_num_devices", FN(zero)},
-    {"omp_get_wtime", FN(wtime)},
-    {"omp_get_wtick", FN(wtick)},
-    {"omp_init_lock", FN(lock_init)},
-    {"omp_destroy_lock", FN(lock_init)},
-    {"omp_set_lock", FN(lock_set)},
-    {"omp_unset_lock", FN(lock_unset)},
-    {"omp_test_lock", FN(lock_test)},
-    {"omp_init_nest_lock", FN(nest_init)},
-    {"omp_destroy_nest_lock", FN(nest_init)},
-    {"omp_set_nest_lock", FN(nest_set)},
-    {"omp_unset_nest_lock", FN(nest_unset)},
-    {"omp_test_nest_lock", FN(nest_test)},
-    {"GOMP_parallel", FN(parallel)},
-    {"GOMP_parallel_start", FN(nothing)},
-    {"GOMP_parallel_end", FN(nothing)},
-    {"GOMP_barrier", FN(nothing)},
-    {"GOMP_critical_start", FN(nothing)},
-    {"GOMP_critical_end", FN(nothing)},
-    {"GOMP_critical_name_start", FN(nothing)},
-    {"GOMP_critical_name_end", FN(nothing)},
-    {"GOMP_atomic_start", FN(nothing)},
-    {"GOMP_atomic_end", FN(nothing)},
-    {"GOMP_single_start", FN(yes)},
+    {ROW("omp_get_thread_num"), FN(zero)},
+    {ROW("omp_get_num_threads"), FN(one)},
+    {ROW("omp_get_max_threads"), FN(one)},
+    {ROW("omp_get_thread_limit"), FN(one)},
+    {ROW("omp_get_num_procs"), FN(procs)},
+    {ROW("omp_in_parallel"), FN(zero)},
+    {ROW("omp_get_level"), FN(zero)},
+    {ROW("omp_get_active_level"), FN(zero)},
+    {ROW("omp_get_team_size"), FN(team_size)},
+    {ROW("omp_get_ancestor_thread_num"), FN(ancestor)},
+    {ROW("omp_get_dynamic"), FN(zero)},
+    {ROW("omp_get_nested"), FN(zero)},
+    {ROW("omp_get_max_active_levels"), FN(one)},
+    {ROW("omp_set_num_threads"), FN(nothing)},
+    {ROW("omp_set_dynamic"), FN(nothing)},
+    {ROW("omp_set_nested"), FN(nothing)},
+    {ROW("omp_set_max_active_levels"), FN(nothing)},
+    {ROW("omp_get_num_teams"), FN(one)},
+    {ROW("omp_get_team_num"), FN(zero)},
+    {ROW("omp_is_initial_device"), FN(one)},
+    {ROW("omp_get_num_devices"), FN(zero)},
+    {ROW("omp_get_wtime"), FN(wtime)},
+    {ROW("omp_get_wtick"), FN(wtick)},
+    {ROW("omp_init_lock"), FN(lock_init)},
+    {ROW("omp_destroy_lock"), FN(lock_init)},
+    {ROW("omp_set_lock"), FN(lock_set)},
+    {ROW("omp_unset_lock"), FN(lock_unset)},
+    {ROW("omp_test_lock"), FN(lock_test)},
+    {ROW("omp_init_nest_lock"), FN(nest_init)},
+    {ROW("omp_destroy_nest_lock"), FN(nest_init)},
+    {ROW("omp_set_nest_lock"), FN(nest_set)},
+    {ROW("omp_unset_nest_lock"), FN(nest_unset)},
+    {ROW("omp_test_nest_lock"), FN(nest_test)},
+    {ROW("GOMP_parallel"), FN(parallel)},
+    {ROW("GOMP_parallel_start"), FN(nothing)},
+    {ROW("GOMP_parallel_end"), FN(nothing)},
+    {ROW("GOMP_barrier"), FN(nothing)},
+    {ROW("GOMP_critical_start"), FN(nothing)},
+    {ROW("GOMP_critical_end"), FN(nothing)},
+    {ROW("GOMP_critical_name_start"), FN(nothing)},
+    {ROW("GOMP_critical_name_end"), FN(nothing)},
+    {ROW("GOMP_atomic_start"), FN(nothing)},
+    {ROW("GOMP_atomic_end"), FN(nothing)},
+    {ROW("GOMP_single_start"), FN(yes)},
 };
 #undef FN
+#undef ROW
 
 }  // namespace
 
 void* serial_fallback(const char* name) {
   for (const Fallback& f : kFallbacks)
-    if (strcmp(f.name, name) == 0) return f.fn;
+    if (strcmp(rows::name(f.row), name) == 0) return f.fn;
   return nullptr;
 }
 

@@ -14,16 +14,14 @@
 #error "the OpenMP trampolines are written for x86-64"
 #endif
 
-// Fast path: load the target, jump. Slow path (target still empty): the row's address in r11 to
-// the common resolver stub. r11 is the scratch register the ABI gives a callee on entry.
+// Fast path: load the target, jump. Slow path (target still empty): the row's target word's address
+// in r11 to the common resolver stub. r11 is the scratch register the ABI gives a callee on entry.
 #define POOLSHIM_OMP_ENTRY(name, tag, version, binding)             \
   asm(".text\n"                                                     \
       ".globl psomp_t_" #name "_" #tag                              \
       "\n"                                                          \
       ".type psomp_t_" #name "_" #tag                               \
       ", @function\n"                                               \
-      ".hidden psomp_e_" #name "_" #tag                             \
-      "\n"                                                          \
       ".p2align 4\n"                                                \
       "psomp_t_" #name "_" #tag                                     \
       ":\n"                                                         \
@@ -43,10 +41,25 @@
 #include "symbols/openmp.def"
 #undef POOLSHIM_OMP_ENTRY
 
+// The target words, one per row in the table's order (entry.h): poolshim_omp_targets[row], each
+// row's labelled psomp_e_<name>_<tag> for its trampoline. Zero-filled .bss.
+static_assert(sizeof(std::atomic<void*>) == 8, "a target word is 8 bytes");
+#define POOLSHIM_OMP_ENTRY(name, tag, version, binding) "psomp_e_" #name "_" #tag ":\n  .zero 8\n"
+asm(".bss\n"
+    ".p2align 3\n"
+    ".globl poolshim_omp_targets\n"
+    ".hidden poolshim_omp_targets\n"
+    ".type poolshim_omp_targets, @object\n"
+    "poolshim_omp_targets:\n"
+#include "symbols/openmp.def"
+    ".size poolshim_omp_targets, .-poolshim_omp_targets\n"
+    ".text\n");
+#undef POOLSHIM_OMP_ENTRY
+
 // The slow path, once per row: save the six integer argument registers, rax (a variadic call's
-// vector-register count) and xmm0-7, call poolshim_openmp_resolve(row), restore, jump to what it
-// returned. On entry rsp is 8 mod 16 (the caller's return address); 184 bytes keep the call
-// aligned.
+// vector-register count) and xmm0-7, call poolshim_openmp_resolve(the row's target word),
+// restore, jump to what it returned. On entry rsp is 8 mod 16 (the caller's return address); 184
+// bytes keep the call aligned.
 asm(".text\n"
     ".p2align 4\n"
     ".type psomp_slow_path, @function\n"
