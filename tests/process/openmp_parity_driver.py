@@ -4,7 +4,10 @@ member's signal mask) prints one line per scenario. Without the shim, preloaded 
 POOLSHIM_OPENMP=forward and natively (the default), every line must be the same, and each must
 read as libgomp decides it (a runtime that gets a scenario wrong prints "stuck", "serial",
 "returned_early" or "pending" instead of hanging). Then, with OMP_STACKSIZE=64M, a member that
-uses 32 MiB of its stack runs in every mode (pthread's default 8 MiB crashes it).
+uses 32 MiB of its stack runs in every mode (pthread's default 8 MiB crashes it). And the
+scenarios that hang on a runtime that gets them wrong, each in a process of its own under a
+timeout: taskgroup_depend (the region's end is a barrier that runs tasks) and detach_team1
+(detached tasks in a team of one are deferred).
 --part ordered_wait (label timing: a rate): a member waiting 300 ms for its ordered turn sleeps
 natively, as on libgomp (its CPU time under a third of the wait).
 """
@@ -37,6 +40,12 @@ def body(a):
     lines = outputs[0].splitlines()
     pu.check(lines == EXPECTED, f"without the shim, the lines as libgomp gives them ({lines!r})")
     om.check_alike(m, outputs, None)
+    for part, want in (("taskgroup_depend", "taskgroup_depend=ok seen=1 x=2"),
+                       ("detach_team1", "detach_team1=ok x=1 y=1 z=1")):
+        for name, env in m:
+            r = pu.run([a.program, part], pu.clean_env(**env), what=a.program, timeout=30)
+            pu.check(r.returncode == 0 and r.stdout.strip() == want,
+                     f"{name}, {part}: {want} (rc={r.returncode}, stdout={r.stdout.strip()!r})")
     for name, env in m:
         r = pu.run([a.program, "stack"], pu.clean_env(**env, OMP_STACKSIZE="64M"), what=a.program,
                    timeout=a.timeout)

@@ -96,6 +96,8 @@ struct Team {
   std::atomic<unsigned> task_inflight{0};
   std::atomic<uint32_t> task_event{0};
   std::atomic<uint32_t> task_sleepers{0};
+  // Members that reached the region's end (region_member_end: the last one notifies).
+  std::atomic<uint32_t> end_arrived{0};
 };
 constexpr uint32_t kBarCancelled = 1u << 31;  // in Team::bar_gen; the generation is the rest
 
@@ -161,8 +163,8 @@ unsigned nthreads_for_level(unsigned level, unsigned fallback);
 // the team's queued tasks, and it completes once every member arrived and the team has no task
 // left (task_queue.cpp). The last arrival clears the team's ws_cancelled.
 void team_barrier();
-// The end of the calling member's part of a region: runs the team's tasks until none is left
-// (task_queue.cpp). Called before it leaves the team.
+// The end of the calling member's part of a region: a team barrier that runs the team's tasks
+// until every member arrived and none is left (task_queue.cpp). Called before it leaves the team.
 void region_member_end();
 // How long a waiter spins before it sleeps, in ns: the pool's wait::kSpinNs, 0 with
 // OMP_WAIT_POLICY=passive (libgomp: a spin count of 0).
@@ -238,14 +240,15 @@ bool taskgroup_cancelled();
 bool taskgroup_cancelled(const TaskGroup* g);
 
 // Deferred tasks (task_queue.cpp). task_deferrable(): whether a new task of the calling
-// thread may be queued (a team of more than one, not inside a final task, fewer than libgomp's
-// 64 tasks per member pending; extra: tasks about to be created). task_alloc() makes a node with
-// room for arg_size bytes aligned to arg_align (its event, &node->event, is the task's
-// omp_event_handle_t for detach); task_submit() binds it to the calling thread's current task
-// and taskgroup and queues it, or with a depend array (GOMP_task's) once its earlier siblings
-// that it depends on are complete (task_depend.cpp). copied: its data came from a copy function
-// (a cancelled taskgroup still runs it, as libgomp's).
-bool task_deferrable(unsigned long extra);
+// thread may be queued (a team of more than one, or of one for a detached task, whose creator
+// must not wait for its event there, as libgomp defers every task of a team; not inside a final
+// task; fewer than libgomp's 64 tasks per member pending; extra: tasks about to be created).
+// task_alloc() makes a node with room for arg_size bytes aligned to arg_align (its event,
+// &node->event, is the task's omp_event_handle_t for detach); task_submit() binds it to the calling
+// thread's current task and taskgroup and queues it, or with a depend array (GOMP_task's) once its
+// earlier siblings that it depends on are complete (task_depend.cpp). copied: its data came from a
+// copy function (a cancelled taskgroup still runs it, as libgomp's).
+bool task_deferrable(unsigned long extra, bool detached = false);
 TaskNode* task_alloc(void (*fn)(void*), long arg_size, long arg_align, bool detach, char** arg);
 void task_submit(TaskNode* node, bool final, bool copied, void** depend);
 // Waits, running queued tasks, until the calling task's children are complete (taskwait).

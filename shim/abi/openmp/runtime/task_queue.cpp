@@ -153,7 +153,9 @@ void wait_until(Team* t, Done done, Pick pick) {
     long now = base::now_ns();
     if (deadline == 0) deadline = now + wait_spin_ns();
     if (now < deadline) continue;
-    core::wait::sleep_on(t->task_event, e, core::wait::SleepCount{t->task_sleepers});
+    // done() is asked again once counted as a sleeper: a waker whose change needs no task run
+    // may then skip notify() while nobody sleeps (region_member_end's last arrival).
+    core::wait::sleep_on(t->task_event, e, core::wait::SleepCount{t->task_sleepers}, done, [] {});
   }
 }
 
@@ -183,11 +185,11 @@ void queue_locked(Team* t, TaskNode* n) {
   t->task_queued.fetch_add(1, std::memory_order_release);
 }
 
-bool task_deferrable(unsigned long extra) {
+bool task_deferrable(unsigned long extra, bool detached) {
   if (!POOLSHIM_OPENMP_DEFERRED_TASKS) return false;
   const ThreadState& s = me();
   const Team* t = s.team;
-  return t != nullptr && t->n > 1 && !s.in_final &&
+  return t != nullptr && (t->n > 1 || detached) && !s.in_final &&
          t->task_pending.load(std::memory_order_relaxed) + extra <= kPendingPerMember * t->n;
 }
 
@@ -286,9 +288,22 @@ void region_member_end() {
   ThreadState& s = me();
   Team* t = s.team;
   if (t == nullptr) return;
-  if (t->task_pending.load(std::memory_order_acquire) != 0)
-    wait_until(
-        t, [t] { return t->task_pending.load(std::memory_order_acquire) == 0; }, any);
+  // The region's end is a team barrier, as libgomp's: a member leaves once every member has
+  // arrived and the team has no task left, running tasks meanwhile. Leaving when no task is
+  // pending is not enough: a member still in the body may create tasks that only another member
+  // can run (its own waits run only their own tasks: a taskgroup's end waits for a task that
+  // depends on one outside the taskgroup, libgomp's depend-3.c).
+  const unsigned all = t->n;
+  // The last arrival wakes sleepers only: a waiter raises task_sleepers before it asks done()
+  // again (wait_until), and this reads it after its increment (both seq_cst).
+  if (t->end_arrived.fetch_add(1, std::memory_order_seq_cst) + 1 == all &&
+      t->task_sleepers.load(std::memory_order_seq_cst) != 0)
+    notify(t);
+  auto done = [t, all] {
+    return t->end_arrived.load(std::memory_order_acquire) == all &&
+           t->task_pending.load(std::memory_order_acquire) == 0;
+  };
+  if (!done()) wait_until(t, done, any);
   // A completion's last steps (its notify) follow its decrement of task_pending: brief, and
   // not notified, so spun on.
   for (unsigned i = 1; t->task_inflight.load(std::memory_order_acquire) != 0; ++i)
@@ -337,14 +352,27 @@ bool barrier_wait(Team* t, bool cancellable) {
 
 }  // namespace
 
+namespace {
+
+// A team of 1's barrier: its deferred tasks (detached ones: task_deferrable) complete first.
+void run_pending_alone(Team* t) {
+  if (t->task_pending.load(std::memory_order_acquire) != 0)
+    wait_until(
+        t, [t] { return t->task_pending.load(std::memory_order_acquire) == 0; }, any);
+}
+
+}  // namespace
+
 void team_barrier() {
   Team* t = me().team;
   if (t == nullptr) return;
   if (t->n > 1) {
     barrier_wait(t, false);
-  } else if (t->ws_cancelled.load(std::memory_order_relaxed)) {
-    t->ws_cancelled.store(false, std::memory_order_relaxed);  // the last (only) arrival
+    return;
   }
+  run_pending_alone(t);
+  if (t->ws_cancelled.load(std::memory_order_relaxed))
+    t->ws_cancelled.store(false, std::memory_order_relaxed);  // the last (only) arrival
 }
 
 bool team_barrier_cancel() {
@@ -352,6 +380,7 @@ bool team_barrier_cancel() {
   if (t == nullptr) return false;
   if (t->n > 1) return barrier_wait(t, true);
   if ((t->bar_gen.load(std::memory_order_acquire) & kBarCancelled) != 0) return true;
+  run_pending_alone(t);
   t->ws_cancelled.store(false, std::memory_order_relaxed);  // the last (only) arrival
   return false;
 }
