@@ -3,13 +3,13 @@
 //
 // As libgomp (its task.c and team.c, read for the semantics, never copied): a task created in a
 // team of more than one (or of one, when detached), with a true if clause, not inside a final
-// task, while the team has at most 64 tasks per member pending, is deferred: its data is copied into its node (with the copy
-// function, else bytewise), it is bound to its encountering task (its parent, whose taskwait
-// waits for it) and to that task's innermost taskgroup, and queued in the team (one FIFO under
-// one lock; priorities are ignored, which the specification allows). Members run queued tasks
-// while they wait: in a barrier (any task; the barrier completes once every member arrived and
-// the team has no task left), in taskwait (the waiting task's children), at the end of a
-// taskgroup (the taskgroup's tasks) and at the end of the region (a team barrier: any, until
+// task, while the team has at most 64 tasks per member pending, is deferred: its data is copied
+// into its node (with the copy function, else bytewise), it is bound to its encountering task (its
+// parent, whose taskwait waits for it) and to that task's innermost taskgroup, and queued in the
+// team (one FIFO under one lock; priorities are ignored, which the specification allows). Members
+// run queued tasks while they wait: in a barrier (any task; the barrier completes once every member
+// arrived and the team has no task left), in taskwait (the waiting task's children), at the end of
+// a taskgroup (the taskgroup's tasks) and at the end of the region (a team barrier: any, until
 // every member arrived and none is left). A
 // task with depend clauses is queued once the earlier siblings it depends on are complete
 // (task_depend.cpp keeps the edges; the completion of a predecessor queues it). A detached task
