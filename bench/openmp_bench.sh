@@ -8,6 +8,8 @@
 #   2. the PyTorch mixed loop (bench/openmp_torch_loop.py, Debian python3-torch): XNNPACK op +
 #      aten op per iteration, without the shim, with OMP_WAIT_POLICY=passive, preloaded, native,
 #      and each op alone under the preload (the sum of its parts), with the results' digests;
+#      then the small ops alternating (bench/torch_alternating.py, each op timed): one thread
+#      without the shim (the caches' floor), two under the shim, forwarding and native;
 #   3. task parallelism (bench/openmp_tasks_bench.c): single + 1000 tasks of ~10 us, the same
 #      work as taskloops, and 100 tasks that sleep 100 us, at 2 threads, on the four variants of
 #      1 (milliseconds, best of 5 per round, and how many threads ran the work).
@@ -86,6 +88,17 @@ if /usr/bin/python3 -c "import torch" 2>/dev/null; then
     for v in no-shim passive shim-forward shim-native xnnpack-alone aten-alone; do
       awk -v v="$v" '$1==v {sub("s","",$3); print $3, $4}' "$work/torch.txt" | sort -g |
         awk -v v="$v" '{a[NR]=$1; d=$2} END {printf "| %s | %s | %s | %s | %s |\n", v, a[int((NR+1)/2)], a[1], a[NR], d}'
+    done
+  } >> "$out/openmp.md"
+  alt() { clean env "$@" /usr/bin/python3 "$here/torch_alternating.py" 1000 2>/dev/null; }
+  {
+    echo
+    echo "## Small ops alternating (bench/torch_alternating.py, 1000 iterations), one line a run"
+    echo
+    for r in $(seq 1 "$rounds"); do
+      echo "- 1 thread, no shim: $(clean env /usr/bin/python3 "$here/torch_alternating.py" 1000 1 2>/dev/null)"
+      echo "- 2 threads, shim forwarding: $(alt LD_PRELOAD="$shim" POOLSHIM_OPENMP=forward)"
+      echo "- 2 threads, shim native: $(alt LD_PRELOAD="$shim")"
     done
   } >> "$out/openmp.md"
 fi
