@@ -31,7 +31,8 @@ struct TaskEvent {
 
 struct TaskNode {
   ~TaskNode();               // frees deps and succ (task_depend.cpp)
-  TaskNode* next = nullptr;  // in the team's queue
+  TaskNode* next = nullptr;  // in the team's queue (newer)
+  TaskNode* prev = nullptr;  // in the team's queue (older)
   void (*fn)(void*) = nullptr;
   char* arg = nullptr;  // its data, inside the node's allocation
   Team* team = nullptr;

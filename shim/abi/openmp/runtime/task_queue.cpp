@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include <new>
+#include <type_traits>
 
 #include "abi/openmp/runtime/state.h"
 #include "abi/openmp/runtime/task_node.h"
@@ -112,27 +113,32 @@ void run(TaskNode* n) {
   end_hold(n);
 }
 
-// The first queued task that pick accepts, taken off the queue; nullptr if none.
+// Any queued task (barriers, a region's end): taken oldest first, the queue's FIFO order.
+struct AnyTask {
+  bool operator()(const TaskNode*) const { return true; }
+};
+constexpr AnyTask any{};
+
+// A queued task that pick accepts, taken off the queue; nullptr if none. AnyTask takes the
+// oldest; any other pick (a taskwait's children, a taskgroup's tasks, a dependence) scans from
+// the newest, as libgomp runs a parent's children newest first: what such a wait wants was
+// queued by it just now, behind the team's older tasks, and the scan holds the team's lock.
 template <typename Pick>
 TaskNode* take(Team* t, Pick pick) {
+  constexpr bool kOldestFirst = std::is_same_v<Pick, AnyTask>;
   if (t->task_queued.load(std::memory_order_acquire) == 0) return nullptr;
   t->task_lock.lock();
-  TaskNode* prev = nullptr;
-  TaskNode* n = t->task_head;
-  while (n != nullptr && !pick(n)) {
-    prev = n;
-    n = n->next;
-  }
+  TaskNode* n = kOldestFirst ? t->task_head : t->task_tail;
+  while (n != nullptr && !pick(n)) n = kOldestFirst ? n->next : n->prev;
   if (n != nullptr) {
-    (prev != nullptr ? prev->next : t->task_head) = n->next;
-    if (t->task_tail == n) t->task_tail = prev;
+    (n->prev != nullptr ? n->prev->next : t->task_head) = n->next;
+    (n->next != nullptr ? n->next->prev : t->task_tail) = n->prev;
+    n->prev = n->next = nullptr;
     t->task_queued.fetch_sub(1, std::memory_order_relaxed);
   }
   t->task_lock.unlock();
   return n;
 }
-
-bool any(const TaskNode*) { return true; }
 
 // Runs the tasks pick accepts until done() holds; spins as the pool's idle workers do, by time
 // (wait_spin_ns(): wait::kSpinNs, 0 with OMP_WAIT_POLICY=passive; the clock every
@@ -181,6 +187,8 @@ void notify(Team* t) {
 }
 
 void queue_locked(Team* t, TaskNode* n) {
+  POOLSHIM_ASSERT(n->prev == nullptr && n->next == nullptr);  // a task is queued once
+  n->prev = t->task_tail;
   (t->task_tail != nullptr ? t->task_tail->next : t->task_head) = n;
   t->task_tail = n;
   t->task_queued.fetch_add(1, std::memory_order_release);
