@@ -32,8 +32,6 @@ constexpr unsigned kTaskFlagFinal = 1u << 1;    // GOMP_TASK_FLAG_FINAL (gomp-co
 constexpr unsigned kTaskFlagDepend = 1u << 3;   // GOMP_TASK_FLAG_DEPEND
 constexpr unsigned kTaskFlagDetach = 1u << 13;  // GOMP_TASK_FLAG_DETACH
 
-TaskEvent* task_event(TaskNode* node) { return &node->event; }
-
 // The task's omp_event_handle_t, where the compiler reads it (and in data's first word, as
 // libgomp).
 void publish_event(void* detach, void* data, TaskEvent* event) {
@@ -90,7 +88,7 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
   if (if_clause && task_deferrable(0, detached)) {
     char* arg;
     TaskNode* node = task_alloc(fn, arg_size, arg_align, detached, &arg);
-    if (detached) publish_event(detach, data, task_event(node));
+    if (detached) publish_event(detach, data, &node->event);
     bool final = (flags & kTaskFlagFinal) != 0;
     if (cpyfn != nullptr) {
       ThreadState& s = me();
