@@ -7,6 +7,7 @@
 #include "core/gang.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 
 #include <atomic>
@@ -15,6 +16,7 @@
 #include "base/assert.h"
 #include "base/clock.h"
 #include "core/futex.h"
+#include "core/gang_family.h"
 #include "core/gang_seats.h"
 #include "core/gang_threads.h"
 #include "core/servers.h"
@@ -53,8 +55,9 @@ struct Owners {
 POOLSHIM_FAST_TLS thread_local Owners t_owners{};
 
 // The seats' preferred ids for the caller's next gang of `affine` affine seats, from who served
-// them last time (unless a pause came since, or the thread is busy now); true if any.
-bool preferences(unsigned affine, const Policy& policy, uint32_t* pref) {
+// them last time (unless a pause came since, or the thread is busy now or kept for another
+// family); true if any.
+bool preferences(unsigned affine, const Policy& policy, uint32_t family, uint32_t* pref) {
   Owners& own = t_owners;
   if (own.pause != servers::pauses()) {
     own = Owners{};
@@ -63,7 +66,8 @@ bool preferences(unsigned affine, const Policy& policy, uint32_t* pref) {
   bool prefs = false;
   for (unsigned i = 1; i < affine; ++i) {
     uint32_t id = policy.prefer_ns > 0 ? own.id[i] : 0;
-    if (servers::busy(id)) id = 0;
+    const uint32_t kept = servers::keeper(id);
+    if (servers::busy(id) || (kept != 0 && kept != family)) id = 0;
     pref[i] = id;
     prefs |= id != 0;
   }
@@ -73,7 +77,7 @@ bool preferences(unsigned affine, const Policy& policy, uint32_t* pref) {
 // Waits until every seat of s's gang is claimed: preferred seats wait up to prefer_ns for their
 // threads (or until one went busy), then open to all; seats left after kSeatWaitNs get gang
 // threads (fill_with_gang_threads), looked at again every kSeatWaitNs (kStartedWaitNs after
-// starting some).
+// starting some). While crowded() it yields its CPU between looks instead of spinning.
 void await_seats(Slot& s, unsigned n, unsigned affine, bool prefs, long prefer_ns,
                  size_t pool_workers) {
   const long t0 = now_ns();
@@ -98,7 +102,10 @@ void await_seats(Slot& s, unsigned n, unsigned affine, bool prefs, long prefer_n
         deadline = now_ns() + (started != 0 ? kStartedWaitNs : kSeatWaitNs);
       }
     }
-    cpu_relax();
+    if (crowded())
+      sched_yield();  // the threads it waits for may need this CPU
+    else
+      cpu_relax();
   }
 }
 
@@ -124,9 +131,10 @@ Gang start(unsigned n, MemberFn fn, void* ctx, const Policy& policy) {
   // returned, and gangs never wait on each other, so this wait ends.
   while ((s = take_slot()) == nullptr) cpu_relax();
   const unsigned affine = n < kAffine ? n : kAffine;
+  const uint32_t family = policy.keep_threads ? own_family() : current_family();
   uint32_t pref[kAffine] = {};
-  const bool prefs = preferences(affine, policy, pref);
-  open_slot(*s, n, fn, ctx, pref, prefs);
+  const bool prefs = preferences(affine, policy, family, pref);
+  open_slot(*s, n, fn, ctx, Servers{pref, prefs, family, policy.keep_threads});
   // Pool workers only up to the pool's size (workers.h: budget - 1); gang threads do the rest.
   // With preferences every worker is woken: futex_wake picks sleepers at random.
   size_t pool_workers = pool_size() > 1 ? pool_size() - 1 : 0;
@@ -140,6 +148,7 @@ Gang start(unsigned n, MemberFn fn, void* ctx, const Policy& policy) {
   await_seats(*s, n, affine, prefs, policy.prefer_ns, pool_workers);
   g.slot = s;
   g.n = n;
+  g.outer_family = set_current_family(family);  // the gangs member 0 opens are its family's
   return g;
 }
 
@@ -147,17 +156,19 @@ void join(const Gang& g) {
   if (g.slot == nullptr) return;
   Slot* s = static_cast<Slot*>(g.slot);
   const uint32_t others = g.n - 1;
-  wait::await(s->done, wait::SleepFlag<uint32_t>{s->caller_asleep}, kJoinSpinNs,
+  wait::await(s->done, wait::SleepFlag<uint32_t>{s->caller_asleep}, spin_ns(kJoinSpinNs),
               [others](uint32_t done) { return done >= others; });
   // Who served each seat: the next gang of this caller prefers them.
   Owners& own = t_owners;
   unsigned affine = g.n < kAffine ? g.n : kAffine;
   for (unsigned i = 1; i < affine; ++i) own.id[i] = s->claimer[i].load(std::memory_order_relaxed);
   close_slot(*s);
+  set_current_family(g.outer_family);
 }
 
 int pause(long wait_ns) {
   const uint32_t count = servers::begin_pause();
+  servers::release_kept(0);  // the threads that end are kept for nobody; new ones start free
   t_owners = Owners{};
   t_owners.pause = count;
   // Wake every thread that may have served a seat, and give them a moment to end (libgomp

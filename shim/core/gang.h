@@ -14,9 +14,12 @@
 // With a preference window (Policy), member i of a caller's gang runs on the thread that ran
 // member i of its previous gang when that thread is free (pool worker or gang thread), as
 // members of a libgomp team keep their threads from region to region: OpenMP threadprivate data
-// persists per thread number. The window is the runtime's policy (abi/openmp), not core's.
+// persists per thread number. The window is the runtime's policy (abi/openmp), not core's. A
+// caller may also keep the threads that served it (Policy::keep_threads, gang_family.h), so that
+// another caller's gangs do not take them meanwhile.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 namespace poolshim::core::gang {
 
@@ -29,6 +32,11 @@ struct Policy {
   // a seat whose thread went busy with other work opens at once. 0: no preference, every seat
   // open to any thread from the start.
   long prefer_ns = 0;
+  // Whether the threads that serve the caller's seats below kAffine are kept for it while it
+  // lives (or until a pause): they then serve only its gangs and the gangs its members open.
+  // libgomp's initial threads each have a pool of their own; a gang that cannot start the threads
+  // it needs still takes kept ones, so keeping never makes a gang wait.
+  bool keep_threads = false;
 };
 
 // Runs fn(ctx, m) for m in [0, n) on n threads at once, the caller running m = 0; returns when
@@ -42,6 +50,7 @@ constexpr unsigned kMaxMembers = 4096;
 struct Gang {
   void* slot = nullptr;  // nullptr: nothing to join (n <= 1)
   unsigned n = 1;
+  uint32_t outer_family = 0;  // the caller's family before start() (gang_family.h)
 };
 Gang start(unsigned n, MemberFn fn, void* ctx, const Policy& policy);
 void join(const Gang& g);
@@ -63,6 +72,16 @@ void note_worker(bool alive);
 // after omp_pause_resource; callers forget their preferences. Waits up to wait_ns for them (a
 // thread busy elsewhere ends when it next looks for a seat); returns 0.
 int pause(long wait_ns);
+
+// Whether the gangs open now have more members than the budget has threads. A thread that waits
+// (a caller for its members, a member at a barrier, an idle pool worker or gang thread) then
+// spins at most kCrowdedSpinNs before it sleeps, as libgomp throttles its spinning when it
+// manages more threads than CPUs: a spinning thread takes the CPU the thread it waits for needs.
+// 0 measured best against 2 and 10 us (docs/openmp.md, "Crowded waits").
+bool crowded();
+constexpr long kCrowdedSpinNs = 0;
+// A spin of spin_ns, shortened to kCrowdedSpinNs while crowded().
+long spin_ns(long spin_ns);
 
 // Gang threads started because no pool worker was free (beyond the budget), since start.
 size_t extra_threads();

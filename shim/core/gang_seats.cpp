@@ -3,7 +3,9 @@
 
 #include "base/assert.h"
 #include "core/futex.h"
+#include "core/gang_family.h"
 #include "core/servers.h"
+#include "core/size.h"
 #include "core/tls.h"
 
 namespace poolshim::core::gang {
@@ -12,6 +14,8 @@ namespace {
 Slot g_slots[kSlots];
 // Gangs open (a fast check for idle workers). Written by callers, read by everyone.
 std::atomic<uint32_t> g_open{0};
+// Members of the gangs open (crowded()). Written by callers at open and close.
+std::atomic<uint32_t> g_members{0};
 // The generation of each slot's gang this thread last served a seat of: a thread serves one
 // seat per gang, as each member of a libgomp team is its own thread (threadprivate data).
 POOLSHIM_FAST_TLS thread_local uint32_t t_gang_served[kSlots];
@@ -20,9 +24,18 @@ void run_seat(Slot& s, MemberFn fn, void* ctx, unsigned seat) {
   t_gang_served[&s - g_slots] = gen_of(s.word.load(std::memory_order_relaxed));
   servers::note_served();
   const uint32_t id = servers::my_id();
-  if (seat < kAffine) s.claimer[seat].store(id, std::memory_order_relaxed);
+  const uint32_t family = s.family.load(std::memory_order_relaxed);
+  if (seat < kAffine) {
+    s.claimer[seat].store(id, std::memory_order_relaxed);
+    if (s.keeps.load(std::memory_order_relaxed)) servers::keep(id, family);
+  }
+  // A kept thread serves its family's gangs only, unless the gang could not start threads.
+  POOLSHIM_ASSERT(servers::keeper(id) == 0 || servers::keeper(id) == family ||
+                  s.any_family.load(std::memory_order_relaxed));
   servers::set_busy(id, true);
+  const uint32_t outer = set_current_family(family);  // the gangs this member opens are its
   fn(ctx, seat);
+  set_current_family(outer);
   servers::set_busy(id, false);
   s.done.fetch_add(1, std::memory_order_seq_cst);
   if (s.caller_asleep.load(std::memory_order_seq_cst)) futex_wake(&s.done, 1);
@@ -85,9 +98,13 @@ struct Pick {
 // where the first seat open to it is (pick), or that a claim was lost (look again).
 enum class Look { served, lost, pick, none };
 Look look_once(uint32_t id, Pick* pick) {
+  const uint32_t kept = servers::keeper(id);
   for (Slot& s : g_slots) {
     uint64_t w = s.word.load(std::memory_order_acquire);
     if (members_of(w) == 0 || t_gang_served[&s - g_slots] == gen_of(w)) continue;
+    if (kept != 0 && kept != s.family.load(std::memory_order_relaxed) &&
+        !s.any_family.load(std::memory_order_relaxed))
+      continue;  // another family's gang (written before the word this acquire read)
     uint64_t m = s.mask.load(std::memory_order_acquire);
     if (gen_of(m) == gen_of(w) && (m & kAllSeats) != kAllSeats) {
       bool mine;
@@ -103,6 +120,10 @@ Look look_once(uint32_t id, Pick* pick) {
 }  // namespace
 
 bool any_open() { return g_open.load(std::memory_order_acquire) != 0; }
+
+bool crowded() { return g_members.load(std::memory_order_relaxed) > budget(); }
+
+long spin_ns(long spin) { return crowded() && spin > kCrowdedSpinNs ? kCrowdedSpinNs : spin; }
 
 bool serve_any() {
   if (!any_open()) return false;
@@ -130,20 +151,24 @@ Slot* take_slot() {
   return nullptr;
 }
 
-uint32_t open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const uint32_t* pref, bool prefs) {
+uint32_t open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& who) {
   POOLSHIM_ASSERT(s.taken.load(std::memory_order_relaxed) && n >= 2 && n <= kMaxMembers);
   const uint32_t gen = gen_of(s.word.load(std::memory_order_relaxed)) + 1;
   const unsigned affine = n < kAffine ? n : kAffine;
-  for (unsigned i = 1; i < affine; ++i) s.pref[i].store(pref[i], std::memory_order_relaxed);
+  for (unsigned i = 1; i < affine; ++i) s.pref[i].store(who.pref[i], std::memory_order_relaxed);
   // Seat 0 (the caller) and the seats past the team are claimed from the start.
   uint64_t claimed = (affine == kAffine ? 0 : (~uint64_t{0} << affine) & kAllSeats) | 1;
-  s.open_all.store(!prefs, std::memory_order_relaxed);
+  s.open_all.store(!who.prefs, std::memory_order_relaxed);
+  s.family.store(who.family, std::memory_order_relaxed);
+  s.keeps.store(who.keeps && who.family != 0, std::memory_order_relaxed);
+  s.any_family.store(false, std::memory_order_relaxed);
   s.fn.store(fn, std::memory_order_relaxed);
   s.ctx.store(ctx, std::memory_order_relaxed);
   s.done.store(0, std::memory_order_relaxed);
   s.mask.store((uint64_t{gen} << 32) | claimed, std::memory_order_relaxed);
   s.word.store(pack(gen, n, n > kAffine ? kAffine : n), std::memory_order_release);
   g_open.fetch_add(1, std::memory_order_seq_cst);
+  g_members.fetch_add(n, std::memory_order_relaxed);
   return gen;
 }
 
@@ -153,6 +178,8 @@ void close_slot(Slot& s) {
   POOLSHIM_ASSERT(s.done.load(std::memory_order_relaxed) == members_of(w) - 1);
   s.word.store(w & ~uint64_t{0xffffffff}, std::memory_order_release);  // members 0: closed
   g_open.fetch_sub(1, std::memory_order_seq_cst);
+  const uint32_t before = g_members.fetch_sub(members_of(w), std::memory_order_relaxed);
+  POOLSHIM_ASSERT(before >= members_of(w));  // every open gang counted its members
   s.taken.store(false, std::memory_order_release);
 }
 
@@ -160,7 +187,10 @@ bool preferred_busy(const Slot& s, unsigned affine) {
   uint64_t m = s.mask.load(std::memory_order_relaxed);
   for (unsigned i = 1; i < affine; ++i) {
     if ((m >> i) & 1) continue;
-    if (servers::busy(s.pref[i].load(std::memory_order_relaxed))) return true;
+    if (!servers::busy(s.pref[i].load(std::memory_order_relaxed))) continue;
+    // A thread claims its seat before it marks itself busy (run_seat; the mark is a release, the
+    // read an acquire): the seat still unclaimed after the mark waits for a thread gone elsewhere.
+    if (((s.mask.load(std::memory_order_acquire) >> i) & 1) == 0) return true;
   }
   return false;
 }
@@ -171,6 +201,7 @@ void seats_atfork_child() {
     s.taken.store(false, std::memory_order_relaxed);
   }
   g_open.store(0, std::memory_order_relaxed);
+  g_members.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace poolshim::core::gang

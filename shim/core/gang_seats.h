@@ -13,6 +13,11 @@
 // Preferences (gang.h, Policy): a seat with a preferred server id is only for that thread until
 // the slot's open_all is raised; a server looks for a seat preferred for it in every open gang
 // before it takes any other, and serves one seat per gang.
+//
+// Families (gang_family.h): a thread kept for a family serves only gangs of that family, unless
+// the slot's any_family is raised (the caller could not start the threads it needed: a gang
+// never waits for want of threads). A free thread that takes a seat below kAffine of a keeping
+// gang is kept for the gang's family from then on.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -36,6 +41,9 @@ struct Slot {
   std::atomic<uint32_t> pref[kAffine]{};     // the seat's preferred server id (0: none); caller
   std::atomic<uint32_t> claimer[kAffine]{};  // who claimed it: written before the member's done
   std::atomic<bool> open_all{false};         // preferences lifted (the wait ran out)
+  std::atomic<uint32_t> family{0};           // the gang's family (0: none); caller, before open
+  std::atomic<bool> keeps{false};            // its seats' threads are kept for the family
+  std::atomic<bool> any_family{false};       // kept threads of other families may serve it
   std::atomic<MemberFn> fn{nullptr};         // written by the caller before it opens the slot
   std::atomic<void*> ctx{nullptr};
   std::atomic<uint32_t> done{0};           // members (other than 0) that returned; futex word
@@ -52,9 +60,17 @@ inline unsigned seat_of(uint64_t w) { return static_cast<unsigned>(w & 0xffff); 
 
 // A free slot, owned by the calling caller until release_slot(); nullptr when all are taken.
 Slot* take_slot();
-// Opens slot s's gang of n members: fn, ctx, the seats' preferred ids (pref[1..affine)), then the
-// word (release). Returns the gang's generation.
-uint32_t open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const uint32_t* pref, bool prefs);
+// Who may serve a gang: its seats' preferred ids (pref[1..affine); prefs: any of them is not 0)
+// and its family (gang_family.h), kept by its seats' threads when keeps.
+struct Servers {
+  const uint32_t* pref;
+  bool prefs;
+  uint32_t family;
+  bool keeps;
+};
+// Opens slot s's gang of n members: fn, ctx, who may serve it, then the word (release). Returns
+// the gang's generation.
+uint32_t open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& who);
 // Closes the slot after every member returned, and frees it.
 void close_slot(Slot& s);
 

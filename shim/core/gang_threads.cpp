@@ -8,6 +8,7 @@
 #include "core/servers.h"
 #include "core/thread_start.h"
 #include "core/wait.h"
+#include "core/workers.h"
 #include "diag/log.h"
 
 namespace poolshim::core::gang {
@@ -38,7 +39,7 @@ void* gang_thread_main(void*) {
     }
     if (serve_any()) continue;
     auto moved = [&] { return g_gang_epoch.load(std::memory_order_relaxed) != seen; };
-    if (wait::spin_for(wait::kSpinNs, moved)) continue;
+    if (wait::spin_for(spin_ns(wait::kSpinNs), moved)) continue;
     wait::sleep_on(g_gang_epoch, seen, wait::SleepCount{g_gang_sleepers});
   }
   return nullptr;
@@ -77,7 +78,7 @@ unsigned fill_with_gang_threads(Slot& s, unsigned members, bool discount_idle) {
   while (now_ns() < deadline && unclaimed(s, members) != 0) cpu_relax();
   size_t idle = 0;
   if (discount_idle) {
-    idle = servers::idle();
+    idle = servers::idle(s.family.load(std::memory_order_relaxed));
     size_t returned = s.done.load(std::memory_order_acquire);
     idle = idle > returned ? idle - returned : 0;
   }
@@ -86,6 +87,11 @@ unsigned fill_with_gang_threads(Slot& s, unsigned members, bool discount_idle) {
   open = coming >= open ? 0 : open - static_cast<unsigned>(coming);
   unsigned started = 0;
   while (started < open && start_gang_thread()) ++started;
+  if (started < open) {  // no thread to start: the threads kept for other families serve it too
+    s.any_family.store(true, std::memory_order_relaxed);
+    workers::wake(workers::count());
+    wake_gang_threads();
+  }
   return started;
 }
 

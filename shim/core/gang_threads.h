@@ -17,8 +17,10 @@ void wake_gang_threads();
 // (idle ones are woken first), but no more than seats are left beyond the threads that will look
 // for one soon: gang threads starting, and (discount_idle) idle pool workers and gang threads,
 // less the members that already returned (idle again, perhaps, but a thread serves one seat of a
-// gang). Returns how many it started; the caller looks again after a while (those threads may
-// have gone to other work meanwhile).
+// gang). Threads are counted for the gang's family (gang_family.h); when it cannot start the
+// threads it needs, the threads kept for other families may serve the gang too. Returns how many
+// it started; the caller looks again after a while (those threads may have gone to other work
+// meanwhile).
 unsigned fill_with_gang_threads(Slot& s, unsigned members, bool discount_idle);
 
 // Gang threads started since start (or the last fork).

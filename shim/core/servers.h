@@ -6,6 +6,9 @@
 //    does not wait for a thread that is busy with other work (another gang, a nested region,
 //    another caller's pthreadpool call);
 //  - alive: a pool worker or gang thread that exists now: with busy, who is idle (idle()).
+//  - keeper: the family (gang_family.h) the thread is kept for, 0 when free: a kept thread serves
+//    only its family's gangs. Written by the thread itself when it takes a keeping gang's seat
+//    (0 to the family), and back to 0 when its keeper ends or a pause comes.
 // And the pause count: a thread that served a seat remembers the pause count then, and ends at
 // its next look for a seat once a pause moved it (retire_if_paused()).
 #pragma once
@@ -24,6 +27,7 @@ constexpr uint32_t kTrackedIds = 1024;
 struct alignas(kCacheLine) Server {
   std::atomic<bool> busy{false};
   std::atomic<bool> alive{false};
+  std::atomic<uint32_t> keeper{0};
 };
 extern Server g_server[kTrackedIds];
 // The next id to give; a pool worker's or gang thread's at its start, any other thread's on its
@@ -44,20 +48,35 @@ inline uint32_t my_id() {
 inline uint32_t id_if_any() { return t_id; }
 
 // Marks server `id` busy or not (ids past kTrackedIds are not tracked: never busy, never idle).
+// Release and acquire (plain moves on x86): a reader that sees the mark sees what the thread did
+// before it (gang_seats.cpp, preferred_busy: its claim of a seat).
 inline void set_busy(uint32_t id, bool busy) {
-  if (id != 0 && id < kTrackedIds) g_server[id].busy.store(busy, std::memory_order_relaxed);
+  if (id != 0 && id < kTrackedIds) g_server[id].busy.store(busy, std::memory_order_release);
 }
 inline bool busy(uint32_t id) {
-  return id != 0 && id < kTrackedIds && g_server[id].busy.load(std::memory_order_relaxed);
+  return id != 0 && id < kTrackedIds && g_server[id].busy.load(std::memory_order_acquire);
 }
 inline void set_alive(uint32_t id, bool alive) {
   if (id != 0 && id < kTrackedIds) g_server[id].alive.store(alive, std::memory_order_relaxed);
 }
 
-// Pool workers and gang threads alive and not busy (in no seat, no pool call), and pool workers
-// started and not yet looking: the threads that will look for an open seat soon. Busy threads
-// are counted rather than idle ones, so a thread descheduled between two looks still counts.
-size_t idle();
+inline uint32_t keeper(uint32_t id) {
+  return id != 0 && id < kTrackedIds ? g_server[id].keeper.load(std::memory_order_acquire) : 0;
+}
+// Server `id` (the calling thread's) is kept for `family` from now on, unless it is kept already.
+inline void keep(uint32_t id, uint32_t family) {
+  uint32_t free = 0;
+  if (id != 0 && id < kTrackedIds)
+    g_server[id].keeper.compare_exchange_strong(free, family, std::memory_order_acq_rel);
+}
+// Every server kept for `family` (0: for any family) is free again.
+void release_kept(uint32_t family);
+
+// Pool workers and gang threads alive, not busy (in no seat, no pool call) and free or kept for
+// `family`, and pool workers started and not yet looking: the threads that will look for a seat
+// of that family's gang soon. Busy threads are counted rather than idle ones, so a thread
+// descheduled between two looks still counts.
+size_t idle(uint32_t family);
 
 // Pauses so far (pause(): the threads that served a seat end).
 inline uint32_t pauses() { return g_pause.load(std::memory_order_relaxed); }

@@ -91,7 +91,7 @@ constexpr unsigned kLookPauses = 16;
 // short calls is looked at twice in 5 us, not once a microsecond. The worker counts as spinning
 // until it returns, also while it waits out a patient call's patience.
 Spun spin(uint32_t seen, PatientLook* look) {
-  long deadline = now_ns() + kSpinNs;
+  long deadline = now_ns() + gang::spin_ns(kSpinNs);
   long next_look = 0;       // the first clock read looks at once
   bool confirming = false;  // the next look confirms a call seen open for the first time
   POOLSHIM_COUNT_SHARED();

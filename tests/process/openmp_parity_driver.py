@@ -1,6 +1,6 @@
 """Where the native runtime once differed from libgomp: tests/fixtures/openmp/openmp_parity.c
 (task dependences, taskwait depend, an undeferred task's depend clause, an if(0) task's taskwait, undeferred detached tasks, a team
-member's signal mask) prints one line per scenario. Without the shim, preloaded with
+member's signal mask, threadprivate data of two initial threads' regions at once) prints one line per scenario. Without the shim, preloaded with
 POOLSHIM_OPENMP=forward and natively (the default), every line must be the same, and each must
 read as libgomp decides it (a runtime that gets a scenario wrong prints "stuck", "serial",
 "returned_early" or "pending" instead of hanging). Then, with OMP_STACKSIZE=64M, a member that
@@ -17,7 +17,7 @@ import proc_util as pu
 EXPECTED = ["depend_unrelated=ok x=1", "depend_chains=concurrent x=1234 y=1234",
             "depend_order r1=1 r2=1 seen_reads=2 r3=2 b_after=2 d_after=7",
             "taskwait_depend=ok seen=5", "if0_depend=ok seen=3", "if0_taskwait=ok c=1", "detach_if0=waited",
-            "detach_outside=waited", "signal_member=handled"]
+            "detach_outside=waited", "signal_member=handled", "threadprivate_callers lost=0"]
 
 
 def ordered_wait(a):

@@ -134,8 +134,11 @@ void member_main(void* ctx, unsigned m) {
 
 // The gangs of OpenMP teams: member i of a thread's team runs on the thread that ran member i of
 // its previous team when that thread comes within this window (it is idle, spinning or asleep),
-// so that threadprivate data persists per thread number, as on libgomp's per-thread pools.
-constexpr core::gang::Policy kTeamGangs{50L * 1000 * 1000};
+// so that threadprivate data persists per thread number, as on libgomp's per-thread pools. An
+// outermost region's caller (an initial thread) keeps those threads: another initial thread's
+// regions at the same time get threads of their own, as each has its pool in libgomp.
+constexpr long kPreferNs = 50L * 1000 * 1000;
+core::gang::Policy team_gangs(const Team& t) { return core::gang::Policy{kPreferNs, t.level == 1}; }
 
 // GOMP_parallel_start's team and gang, until GOMP_parallel_end (heap: the caller returns).
 struct Pending {
@@ -170,7 +173,7 @@ void run_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset) {
   preset->seq = 0;
   t.ws_head = preset;
   t.preset = preset;
-  core::gang::run(t.n, member_main, &t, kTeamGangs);
+  core::gang::run(t.n, member_main, &t, team_gangs(t));
   end_team(&t);
   // Members that left the preset construct freed it; one that ended the region inside it
   // (nowait and no end call is not valid OpenMP) would leave it here.
@@ -181,7 +184,7 @@ void run_parallel(void (*fn)(void*), void* data, unsigned n, TaskGroup* taskgrou
   Team t;
   init_team(&t, fn, data, n);
   t.taskgroup = taskgroup;
-  core::gang::run(t.n, member_main, &t, kTeamGangs);
+  core::gang::run(t.n, member_main, &t, team_gangs(t));
   end_team(&t);
 }
 
@@ -195,7 +198,7 @@ void start_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset) 
     p->team.ws_head = preset;
     p->team.preset = preset;
   }
-  p->gang = core::gang::start(p->team.n, pending_member, p, kTeamGangs);
+  p->gang = core::gang::start(p->team.n, pending_member, p, team_gangs(p->team));
   p->saved = enter(&p->team, 0);
   if (preset != nullptr) {
     me().ws = preset;

@@ -18,6 +18,7 @@
 #include "budget/budget.h"
 #include "config/options.h"
 #include "core/futex.h"
+#include "core/gang.h"
 #include "core/tls.h"
 #include "core/wait.h"
 #include "core/workers.h"
@@ -149,7 +150,7 @@ const Icv& global_icv() {
 
 long wait_spin_ns() {
   global_icv();
-  return g_spin_ns;
+  return core::gang::spin_ns(g_spin_ns);
 }
 
 unsigned nthreads_for_level(unsigned level, unsigned fallback) {
