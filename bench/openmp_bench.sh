@@ -12,7 +12,10 @@
 #      without the shim (the caches' floor), two under the shim, forwarding and native;
 #   3. task parallelism (bench/openmp_tasks_bench.c): single + 1000 tasks of ~10 us, the same
 #      work as taskloops, and 100 tasks that sleep 100 us, at 2 threads, on the four variants of
-#      1 (milliseconds, best of 5 per round, and how many threads ran the work).
+#      1 (milliseconds, best of 5 per round, and how many threads ran the work);
+#   4. regions from two initial threads at once (bench/openmp_callers_bench.c): 2 callers x 3000
+#      regions of 4 threads and x 20000 regions of 2, 1 caller x 200 regions of 64 (milliseconds,
+#      and the member-regions that lost their threadprivate value), on the four variants of 1.
 # Rounds interleave the variants. Writes OUT/openmp.md.
 # usage: bench/openmp_bench.sh SHIM OUT_DIR [ROUNDS]
 set -euo pipefail
@@ -23,6 +26,7 @@ trap 'rm -rf "$work"' EXIT
 libomp=/usr/lib/x86_64-linux-gnu/libomp.so.5
 gcc -fopenmp -O2 "$here/openmp_overheads_bench.c" -o "$work/epcc"
 gcc -fopenmp -O2 "$here/openmp_tasks_bench.c" -o "$work/tasks"
+gcc -fopenmp -O2 "$here/openmp_callers_bench.c" -o "$work/callers" -lpthread
 clean() { env -u LD_PRELOAD -u OMP_NUM_THREADS -u OMP_WAIT_POLICY -u POOLSHIM_OPENMP OMP_NUM_THREADS=2 "$@"; }
 declare -A variant=(
   [libgomp]=""
@@ -35,6 +39,9 @@ for r in $(seq 1 "$rounds"); do
     [ "$v" = libomp ] && [ ! -e "$libomp" ] && continue
     clean env ${variant[$v]} "$work/epcc" 2000 | sed "s/^/$v /" >> "$work/epcc.txt"
     clean env ${variant[$v]} "$work/tasks" 1000 10 5 | sed "s/^/$v /" >> "$work/tasks.txt"
+    for a in "2 3000 4" "2 20000 2" "1 200 64"; do
+      clean env ${variant[$v]} "$work/callers" $a | sed "s/^/$v /" >> "$work/callers.txt"
+    done
   done
 done
 # One table row per name: each variant's median over the rounds of the value ($3 of the lines
@@ -69,6 +76,12 @@ rows() {
   echo "| variant | libgomp | libomp (preloaded) | shim, forwarding | shim, native |"
   echo "|---|---|---|---|---|"
   rows "$work/tasks.txt" tasks taskloop-grainsize1 taskloop-2-per-thread tasks-sleep
+  echo
+  echo "## Initial threads at once, milliseconds (member-regions that lost their threadprivate value)"
+  echo
+  echo "| callers x threads | libgomp | libomp (preloaded) | shim, forwarding | shim, native |"
+  echo "|---|---|---|---|---|"
+  rows "$work/callers.txt" callers-2x4 callers-2x2 callers-1x64
 } > "$out/openmp.md"
 if /usr/bin/python3 -c "import torch" 2>/dev/null; then
   loop() { clean env "$@" /usr/bin/python3 "$here/openmp_torch_loop.py" 2 1000; }
