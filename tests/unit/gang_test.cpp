@@ -2,7 +2,8 @@
 // would hang if any two ran one after the other), each member number once, the caller is member
 // 0, teams larger than the pool get threads beyond it, and concurrent and nested gangs finish;
 // each member runs on its own thread, member i on the same thread gang after gang (OpenMP
-// threadprivate data), and after pause() on threads that never served a seat.
+// threadprivate data), also with two keeping callers at once, and after pause() on threads that
+// never served a seat.
 #include <gtest/gtest.h>
 
 #include <pthread.h>
@@ -19,6 +20,8 @@ namespace {
 // OpenMP's policy (abi/openmp: a seat waits up to 50 ms for the thread that served it last).
 constexpr poolshim::core::gang::Policy kPreferring{50L * 1000 * 1000};
 constexpr poolshim::core::gang::Policy kAnyThread{};
+// OpenMP's policy for an outermost region: the caller also keeps the threads that served it.
+constexpr poolshim::core::gang::Policy kKeeping{50L * 1000 * 1000, true};
 
 struct Meeting {
   unsigned n;
@@ -112,6 +115,39 @@ TEST(Gang, WithoutPreferenceEveryMemberRunsOnceOnItsOwnThread) {
     for (unsigned i = 0; i < n; ++i)
       for (unsigned j = 0; j < i; ++j) EXPECT_FALSE(pthread_equal(w.thread[i], w.thread[j]));
   }
+}
+
+// Two callers opening gangs at once, each keeping its threads: member i of each caller's gangs
+// runs on one thread from the first gang to the last, and the two callers' threads differ (a
+// thread that one caller preferred used to take the other's open seat: issue 37).
+TEST(Gang, KeepingCallersAtOnceEachKeepTheirThreads) {
+  constexpr unsigned n = 3;
+  constexpr int kGangs = 500;
+  pthread_t first[2][n];
+  int moved[2] = {0, 0};
+  // Both callers run together and live until both are done: a keeper that ends frees its threads.
+  std::atomic<int> started{0}, finished{0};
+  auto caller = [&](int c) {
+    started.fetch_add(1);
+    while (started.load() < 2) std::this_thread::yield();
+    for (int g = 0; g < kGangs; ++g) {
+      Who w{};
+      poolshim::core::gang::run(n, who, &w, kKeeping);
+      for (unsigned i = 1; i < n; ++i) {
+        if (g == 0) first[c][i] = w.thread[i];
+        moved[c] += !pthread_equal(w.thread[i], first[c][i]);
+      }
+    }
+    finished.fetch_add(1);
+    while (finished.load() < 2) std::this_thread::yield();
+  };
+  std::thread a(caller, 0), b(caller, 1);
+  a.join();
+  b.join();
+  EXPECT_EQ(moved[0], 0);
+  EXPECT_EQ(moved[1], 0);
+  for (unsigned i = 1; i < n; ++i)
+    for (unsigned j = 1; j < n; ++j) EXPECT_FALSE(pthread_equal(first[0][i], first[1][j]));
 }
 
 TEST(Gang, PauseGivesFreshThreads) {
