@@ -1,12 +1,17 @@
 // CPUs the process may run on: see affinity.h.
 #include "budget/affinity.h"
 
+#include <dlfcn.h>
+#include <pthread.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <unistd.h>
 
+#include "base/first_use.h"
 #include "budget/sysfs.h"
+#include "config/options.h"
 
 namespace poolshim::budget {
 namespace {
@@ -57,8 +62,60 @@ size_t physical_cores() {
   return cores;
 }
 
+namespace {
+
+pthread_once_t g_process_once = PTHREAD_ONCE_INIT;
+cpu_set_t g_process_cpus;  // zero until found: untouched, out of RSS
+bool g_process_cpus_found = false;
+
+// libgomp's own function name@version: the next definition after the shim's (RTLD_NEXT), so the
+// libgomp the program has, never the shim's exported row, never a new load.
+template <typename Fn>
+Fn libgomp_function(const char* name, const char* version) {
+  return reinterpret_cast<Fn>(dlvsym(RTLD_NEXT, name, version));
+}
+
+// The union of libgomp's places when libgomp binds (bind-var not false: it pinned the initial
+// thread at its load).
+void find_process_cpus() {
+  base::first_use("process_cpus");
+  if (config::raw_value("OMP_PROC_BIND") == nullptr && config::raw_value("OMP_PLACES") == nullptr &&
+      config::raw_value("GOMP_CPU_AFFINITY") == nullptr)
+    return;
+  auto bind = libgomp_function<int (*)()>("omp_get_proc_bind", "OMP_4.0");
+  auto count = libgomp_function<int (*)()>("omp_get_num_places", "OMP_4.5");
+  auto procs = libgomp_function<int (*)(int)>("omp_get_place_num_procs", "OMP_4.5");
+  auto ids = libgomp_function<void (*)(int, int*)>("omp_get_place_proc_ids", "OMP_4.5");
+  if (!bind || !count || !procs || !ids || bind() == 0) return;
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  for (int place = 0, places = count(); place < places; ++place) {
+    const int n = procs(place);
+    if (n <= 0) continue;
+    int* list = static_cast<int*>(malloc(sizeof(int) * static_cast<size_t>(n)));
+    if (list == nullptr) return;
+    ids(place, list);
+    for (int k = 0; k < n; ++k)
+      if (list[k] >= 0 && list[k] < CPU_SETSIZE) CPU_SET(list[k], &all);
+    free(list);
+  }
+  if (CPU_COUNT(&all) == 0) return;
+  g_process_cpus = all;
+  g_process_cpus_found = true;
+}
+
+}  // namespace
+
+const cpu_set_t* process_cpus() {
+  pthread_once(&g_process_once, find_process_cpus);
+  return g_process_cpus_found ? &g_process_cpus : nullptr;
+}
+
 size_t affinity_cpus(GetAffinityFn fn) {
-  if (fn == nullptr) fn = real_getaffinity;
+  if (fn == nullptr) {
+    if (const cpu_set_t* process = process_cpus()) return static_cast<size_t>(CPU_COUNT(process));
+    fn = real_getaffinity;
+  }
   // The common case needs no allocation: a cpu_set_t holds CPU_SETSIZE (1024) CPUs.
   cpu_set_t fixed;
   CPU_ZERO(&fixed);

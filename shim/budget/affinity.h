@@ -11,11 +11,22 @@ namespace poolshim::budget {
 // sched_getaffinity's signature, so tests can stand in for the kernel (e.g. a 4096-CPU machine).
 using GetAffinityFn = int (*)(pid_t pid, size_t setsize, cpu_set_t* set);
 
-// CPUs in the calling thread's affinity mask, or 0 when it cannot be read. The mask size is grown
+// CPUs in the calling thread's affinity mask (the process CPUs when they were set and fn is
+// nullptr), or 0 when it cannot be read. The mask size is grown
 // until the kernel accepts it (it refuses with EINVAL when its own mask is larger), so machines
 // with more than CPU_SETSIZE (1024) CPUs are counted correctly. fn = nullptr uses the real
 // sched_getaffinity.
 size_t affinity_cpus(GetAffinityFn fn = nullptr);
+
+// The CPUs the process may use when libgomp pinned its initial thread before the shim could read
+// the mask: with OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY asking for binding, libgomp's
+// constructor (which runs before a preloaded library's code) builds its place list from the
+// process's mask and binds the initial thread to the first place. The union of libgomp's places
+// is then the process's CPUs: the budget counts them, and the shim's threads start on them
+// (core/thread_start.cpp), not on the one place their creator was pinned to. nullptr otherwise
+// (the threads' own masks are the process's). Found on first call, from the libgomp the program
+// already has (nothing is loaded; nothing runs at load time).
+const cpu_set_t* process_cpus();
 
 // Number of CPUs in a kernel CPU list such as "0-3,8,10-11\n"; 0 for malformed text.
 size_t parse_cpu_list(const char* text);

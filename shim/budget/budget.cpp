@@ -36,6 +36,7 @@ Budget gather() {
   // =cores without a readable topology keeps the machine's budget (env_cores 0).
   if (config::options().num_threads_cores) in.env_cores = physical_cores();
   in.affinity_cpus = affinity_cpus();
+  in.mask_before_pin = process_cpus() != nullptr;
   in.online_cpus = online_cpus();
   // The cgroup is read even when POOLSHIM_NUM_THREADS wins, so the report shows what the
   // machine would have allowed. It happens once per process.

@@ -19,6 +19,7 @@
 #include "core/gang_family.h"
 #include "core/gang_seats.h"
 #include "core/gang_threads.h"
+#include "core/placement.h"
 #include "core/servers.h"
 #include "core/size.h"
 #include "core/tls.h"
@@ -81,6 +82,7 @@ bool preferences(unsigned affine, const Policy& policy, uint32_t family, uint32_
 void await_seats(Slot& s, unsigned n, unsigned affine, bool prefs, long prefer_ns,
                  size_t pool_workers) {
   const long t0 = now_ns();
+  const bool yield = crowded();  // read once: it is two loads and a call
   long deadline = t0 + (prefs ? prefer_ns : kSeatWaitNs);
   long opened = t0;  // when the seats opened to any thread
   bool open = !prefs;
@@ -102,7 +104,7 @@ void await_seats(Slot& s, unsigned n, unsigned affine, bool prefs, long prefer_n
         deadline = now_ns() + (started != 0 ? kStartedWaitNs : kSeatWaitNs);
       }
     }
-    if (crowded())
+    if (yield)
       sched_yield();  // the threads it waits for may need this CPU
     else
       cpu_relax();
@@ -120,7 +122,10 @@ size_t extra_threads() { return started_threads(); }
 
 void note_worker(bool alive) { servers::set_alive(servers::my_id(), alive); }
 
-void note_pool_call(bool in_call) { servers::set_busy(servers::id_if_any(), in_call); }
+void note_pool_call(bool in_call) {
+  if (in_call) placement::unbind();  // a pool call runs on the thread's own mask, not a place
+  servers::set_busy(servers::id_if_any(), in_call);
+}
 
 Gang start(unsigned n, MemberFn fn, void* ctx, const Policy& policy) {
   Gang g;

@@ -60,7 +60,7 @@ bool serve_one();
 
 // For a pool worker (join.cpp) that joins (true) or leaves (false) a pool call's share: a gang
 // seat kept for this thread (its preference) does not wait for it meanwhile, and a gang counts it
-// busy.
+// busy. Joining, it gets its own CPU mask back if a team's place bound it (placement::unbind).
 void note_pool_call(bool in_call);
 
 // For a pool worker (workers.cpp) that starts (true) or ends (false): a gang counts the workers

@@ -5,6 +5,8 @@
 
 #include <atomic>
 
+#include "core/tls.h"
+
 namespace poolshim::core::placement {
 
 namespace {
@@ -13,7 +15,27 @@ namespace {
 // one missed one.
 std::atomic<int> g_waker_cpu{-1};
 
+// The calling thread's binding: the tag it is bound to (-1: its own mask), and that mask.
+POOLSHIM_FAST_TLS thread_local int t_bound_tag = -1;
+POOLSHIM_FAST_TLS thread_local cpu_set_t t_own_mask;
+
 }  // namespace
+
+bool bind(const cpu_set_t& cpus, int tag) {
+  if (t_bound_tag == tag) return true;
+  if (t_bound_tag < 0 && sched_getaffinity(0, sizeof t_own_mask, &t_own_mask) != 0) return false;
+  if (sched_setaffinity(0, sizeof cpus, &cpus) != 0) return false;
+  t_bound_tag = tag;
+  return true;
+}
+
+bool is_bound() { return t_bound_tag >= 0; }
+
+void unbind() {
+  if (__builtin_expect(t_bound_tag < 0, 1)) return;
+  sched_setaffinity(0, sizeof t_own_mask, &t_own_mask);
+  t_bound_tag = -1;
+}
 
 void note_waker() { g_waker_cpu.store(sched_getcpu(), std::memory_order_relaxed); }
 

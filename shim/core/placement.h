@@ -7,6 +7,7 @@
 // finds itself on that CPU after a wake-up steps off it: a sched_setaffinity() without that CPU,
 // which migrates it at once, then its mask as it was.
 #pragma once
+#include <sched.h>
 
 namespace poolshim::core::placement {
 
@@ -16,5 +17,15 @@ void note_waker();
 // the one its waker noted. Its affinity mask ends as it was; nothing happens when the mask has
 // one CPU, or cannot be read or set.
 void step_off_waker();
+
+// A runtime binds the calling thread to `cpus` for its own work (OpenMP places); `tag` names
+// them (a place number), so binding to the same tag again costs nothing. The thread's mask
+// before its first bind is kept, and unbind() gives it back: the pool's work (a pthreadpool
+// call) runs on the thread's own mask, not on the last team's place. false when the kernel
+// refused (the thread then runs unbound).
+bool bind(const cpu_set_t& cpus, int tag);
+void unbind();
+// Whether the calling thread is bound (bind() since its last unbind()).
+bool is_bound();
 
 }  // namespace poolshim::core::placement

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <initializer_list>
 
+#include "budget/affinity.h"
 #include "config/options.h"
 
 namespace poolshim::core {
@@ -55,6 +56,9 @@ int start_detached(void* (*main)(void*), const char* name) {
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     if (sized) pthread_attr_setstacksize(&attr, stack);
+    // Not the pinned mask of the thread that starts it (budget::process_cpus()).
+    if (const cpu_set_t* cpus = budget::process_cpus())
+      pthread_attr_setaffinity_np(&attr, sizeof(cpu_set_t), cpus);
     err = pthread_create(&t, &attr, main, nullptr);
     pthread_attr_destroy(&attr);
     if (err == 0 || !sized) break;

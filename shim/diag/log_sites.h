@@ -27,6 +27,7 @@ enum class LogSite : unsigned {
   openmp_missing,            // abi/openmp/forward.cpp: no libgomp, no serial meaning
   openmp_native,             // abi/openmp/forward.cpp: the native runtime in force (the default)
   team_extra_threads,        // core/gang_threads.cpp: a team thread started beyond the budget
+  openmp_affinity_format,    // abi/openmp/runtime/affinity_display.cpp: a malformed format
   // --- once per (site, calling module) -----------------------------------------------------
   // A site that serves several ExecuTorch symbols (both namespaces' get_pthreadpool, the
   // members forwarded for a foreign object) says its line once per module, naming the first.

@@ -32,6 +32,11 @@ poolshim_process_test(openmp tasks TIMEOUT 300
 poolshim_process_test(openmp parity TIMEOUT 300
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_parity_driver.py
     --shim $<TARGET_FILE:poolshim> --program $<TARGET_FILE:openmp_parity>)
+# process.openmp.bind: OMP_PROC_BIND/OMP_PLACES place a team's members as libgomp does, and the
+# budget counts the process's CPUs, not the place libgomp pinned the initial thread to.
+poolshim_process_test(openmp bind TIMEOUT 120
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_parity_driver.py
+    --part bind --shim $<TARGET_FILE:poolshim> --program $<TARGET_FILE:openmp_parity>)
 poolshim_process_test(openmp ordered_wait TIMING TIMEOUT 120
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_parity_driver.py
     --part ordered_wait --shim $<TARGET_FILE:poolshim> --program $<TARGET_FILE:openmp_parity>)

@@ -45,6 +45,19 @@ TEST(Budget, AffinityMaskWithoutCgroupLimit) {
   EXPECT_EQ(b.online_cpus, 64u);
 }
 
+// libgomp pinned the initial thread to place 0 (OMP_PROC_BIND): the process's CPUs, and the
+// source says where they came from.
+TEST(Budget, MaskFromBeforeLibgompsPin) {
+  pb::Inputs in;
+  in.affinity_cpus = 4;
+  in.online_cpus = 4;
+  in.mask_before_pin = true;
+  auto b = pb::compute_budget(in);
+  EXPECT_EQ(b.threads, 4u);
+  EXPECT_STREQ(b.source,
+               "affinity mask (4 CPUs, libgomp's places: the initial thread is bound to place 0)");
+}
+
 TEST(Budget, SingleCpuIsSingular) {
   auto b = compute(0, 1, nullptr);
   EXPECT_STREQ(b.source, "affinity mask (1 CPU)");

@@ -62,6 +62,13 @@ void psn_omp_get_schedule_8_(int32_t* kind, int64_t* chunk) {
 }
 int32_t psn_omp_get_supported_active_levels_() { return psn_omp_get_supported_active_levels(); }
 int32_t psn_omp_get_team_num_() { return psn_omp_get_team_num(); }
+int32_t psn_omp_get_proc_bind_() { return psn_omp_get_proc_bind(); }
+int32_t psn_omp_get_place_num_() { return psn_omp_get_place_num(); }
+int32_t psn_omp_get_partition_num_places_() { return psn_omp_get_partition_num_places(); }
+void psn_omp_get_partition_place_nums_(int32_t* place_nums) {
+  psn_omp_get_partition_place_nums(reinterpret_cast<int*>(place_nums));
+}
+// psn_omp_get_partition_place_nums_8_: affinity_api.cpp (it widens each number).
 int32_t psn_omp_get_team_size_(const int32_t* level) { return psn_omp_get_team_size(*level); }
 int32_t psn_omp_get_team_size_8_(const int64_t* level) {
   return psn_omp_get_team_size(to_int(*level));

@@ -20,6 +20,7 @@ extern "C" {
   bool psn_GOMP_loop_ordered_##kind##_next(long* is, long* ie) { return loop_next(is, ie); }     \
   void psn_GOMP_parallel_loop_##kind(void (*fn)(void*), void* data, unsigned nt, long s, long e, \
                                      long incr, long chunk, unsigned flags) {                    \
+    set_bind_clause(flags);                                                                      \
     unsigned n = team_size_for(nt);                                                              \
     run_region(fn, data, n, preset_loop(sched, s, e, incr, chunk));                              \
   }
@@ -46,14 +47,17 @@ bool psn_GOMP_loop_next(long* is, long* ie) { return loop_next(is, ie); }
 
 void psn_GOMP_parallel_loop_nonmonotonic_dynamic(void (*fn)(void*), void* data, unsigned nt, long s,
                                                  long e, long incr, long chunk, unsigned flags) {
+  set_bind_clause(flags);
   run_region(fn, data, team_size_for(nt), preset_loop(kDynamic, s, e, incr, chunk));
 }
 void psn_GOMP_parallel_loop_nonmonotonic_guided(void (*fn)(void*), void* data, unsigned nt, long s,
                                                 long e, long incr, long chunk, unsigned flags) {
+  set_bind_clause(flags);
   run_region(fn, data, team_size_for(nt), preset_loop(kGuided, s, e, incr, chunk));
 }
 void psn_GOMP_parallel_loop_runtime(void (*fn)(void*), void* data, unsigned nt, long s, long e,
                                     long incr, unsigned flags) {
+  set_bind_clause(flags);
   run_region(fn, data, team_size_for(nt), preset_loop(0, s, e, incr, 0));
 }
 
@@ -76,6 +80,7 @@ unsigned psn_GOMP_sections_next() {
 }
 void psn_GOMP_parallel_sections(void (*fn)(void*), void* data, unsigned nt, unsigned count,
                                 unsigned flags) {
+  set_bind_clause(flags);
   run_region(fn, data, team_size_for(nt),
              preset_loop(kDynamic, 1, static_cast<long>(count) + 1, 1, 1));
 }

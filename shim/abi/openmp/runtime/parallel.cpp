@@ -80,6 +80,11 @@ void init_team(Team* t, void (*fn)(void*), void* data, unsigned n) {
   t->member_icv = s.icv;
   // libgomp: a list in OMP_NUM_THREADS gives each level its own nthreads-var.
   t->member_icv.nthreads = nthreads_for_level(t->level, s.icv.nthreads);
+  // Where members go (places.h): the caller's bind-var, or the proc_bind clause; the members'
+  // bind-var is OMP_PROC_BIND's entry for the new level.
+  t->places = team_places(&s.place, s.icv.bind, s.bind_clause, n);
+  s.bind_clause = 0;
+  t->member_icv.bind = bind_for_level(t->level, s.icv.bind);
   t->num_teams = s.num_teams;
   t->team_num = s.team_num;
   t->def_allocator = s.def_allocator;
@@ -122,6 +127,8 @@ void member_main(void* ctx, unsigned m) {
   Team* t = static_cast<Team*>(ctx);
   if (m != 0) take_program_mask();
   ThreadState saved = enter(t, m);
+  me().place = member_place(t->places, t->n, m);  // binds members other than 0 to their place
+  display_affinity_if_changed();
   me().task = &saved;          // unique while the implicit task runs
   if (t->preset != nullptr) {  // run_region's construct: every member starts inside it
     me().ws = t->preset;
@@ -153,6 +160,8 @@ void pending_member(void* ctx, unsigned m) { member_main(&static_cast<Pending*>(
 }  // namespace
 
 unsigned team_size_for(unsigned specified) { return resolve_team_size(specified); }
+
+void set_bind_clause(unsigned flags) { me().bind_clause = flags & 7; }
 
 void end_team(Team* t) {
   team_cleanup(t);  // what a cancellation left behind (cancel.cpp)
@@ -200,6 +209,8 @@ void start_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset) 
   }
   p->gang = core::gang::start(p->team.n, pending_member, p, team_gangs(p->team));
   p->saved = enter(&p->team, 0);
+  me().place = member_place(p->team.places, p->team.n, 0);
+  display_affinity_if_changed();
   if (preset != nullptr) {
     me().ws = preset;
     me().ws_seq = 1;
@@ -215,6 +226,7 @@ using namespace poolshim::abi::openmp::runtime;
 extern "C" {
 
 void psn_GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags) {
+  set_bind_clause(flags);
   run_parallel(fn, data, resolve_team_size(num_threads), nullptr);
 }
 

@@ -34,6 +34,7 @@ unsigned g_list[kMaxListed];
 unsigned g_list_len = 0;
 pthread_once_t g_once = PTHREAD_ONCE_INIT;
 long g_spin_ns = core::wait::kSpinNs;  // OMP_WAIT_POLICY=passive: 0
+bool g_display_affinity = false;       // OMP_DISPLAY_AFFINITY
 
 POOLSHIM_FAST_TLS thread_local ThreadState t_state;
 
@@ -119,9 +120,12 @@ void load() {
     g_global.max_active_levels = v > kSupportedLevels ? kSupportedLevels : static_cast<unsigned>(v);
   } else if (parse_bool(config::raw_value("OMP_NESTED"), &b)) {
     g_global.max_active_levels = b ? kSupportedLevels : 1;
-  } else if (g_list_len > 1) {
+  } else if (g_list_len > 1 || bind_is_list()) {
     g_global.max_active_levels = kSupportedLevels;
   }
+  g_global.bind = initial_bind();
+  bool display;
+  if (parse_bool(config::raw_value("OMP_DISPLAY_AFFINITY"), &display)) g_display_affinity = display;
   read_schedule();
   // OMP_WAIT_POLICY, as libgomp parses it: passive sets its spin count to 0.
   if (const char* wp = config::raw_value("OMP_WAIT_POLICY")) {
@@ -146,6 +150,11 @@ void load() {
 const Icv& global_icv() {
   pthread_once(&g_once, load);
   return g_global;
+}
+
+bool display_affinity_var() {
+  global_icv();
+  return g_display_affinity;
 }
 
 long wait_spin_ns() {

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "abi/openmp/runtime/places.h"
+
 namespace poolshim::abi::openmp::runtime {
 
 // A small futex lock (0 free, 1 held, 2 held with waiters), for critical and atomic sections
@@ -28,6 +30,7 @@ struct Icv {
   int run_chunk = 1;
   unsigned thread_limit = 0xffffffffu;  // thread-limit-var (UINT_MAX: none)
   int default_device = 0;               // default-device-var (target.cpp)
+  int bind = 0;                         // bind-var (places.h: Bind; libgomp's at load)
 };
 
 struct WorkShare;
@@ -76,6 +79,7 @@ struct Team {
   unsigned num_teams = 0;
   unsigned team_num = 0;
   uintptr_t def_allocator = 0;  // the creator's def-allocator-var (libgomp: ts.def_allocator)
+  TeamPlaces places;            // where its members go (places.h)
   std::atomic<unsigned long> cg_busy{1};
   std::atomic<unsigned long>* cg = nullptr;
   unsigned long cg_added = 0;
@@ -131,6 +135,10 @@ struct ThreadState {
   // Its node when the current task is deferred, or the implicit task's once it made a deferred
   // task (its children's parent); nullptr before (task_queue.cpp).
   TaskNode* node = nullptr;
+  // Its place and place partition (places.h); the proc_bind clause of the region it is about to
+  // start (GOMP_parallel's flags & 7; init_team consumes it).
+  PlaceState place;
+  unsigned bind_clause = 0;
 };
 
 // The current task's identity (nest locks are owned by tasks): a task scope's tag, else the
@@ -166,6 +174,8 @@ void team_barrier();
 // The end of the calling member's part of a region: a team barrier that runs the team's tasks
 // until every member arrived and none is left (task_queue.cpp). Called before it leaves the team.
 void region_member_end();
+// OMP_DISPLAY_AFFINITY (affinity_display.cpp): each thread shows its affinity when it changes.
+bool display_affinity_var();
 // How long a waiter spins before it sleeps, in ns: the pool's wait::kSpinNs, 0 with
 // OMP_WAIT_POLICY=passive (libgomp: a spin count of 0).
 long wait_spin_ns();
@@ -281,6 +291,9 @@ void ws_leave();
 // first construct. n: the team size from team_size_for().
 void run_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset);
 unsigned team_size_for(unsigned specified);
+// The proc_bind clause (flags & 7 of a GOMP_parallel* entry) of the region the calling thread is
+// about to start.
+void set_bind_clause(unsigned flags);
 // Outside any region: nthreads-var as libgomp holds it for this thread (or ours without libgomp).
 unsigned team_size_hint();
 

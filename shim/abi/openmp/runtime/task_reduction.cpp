@@ -226,6 +226,7 @@ void psn_GOMP_task_reduction_remap(size_t cnt, size_t cntorig, void** ptrs) {
 // a taskgroup every member's implicit task starts in; the compiler unregisters them after.
 unsigned psn_GOMP_parallel_reductions(void (*fn)(void*), void* data, unsigned num_threads,
                                       unsigned flags) {
+  set_bind_clause(flags);
   unsigned n = team_size_for(num_threads);
   uintptr_t* rdata = *static_cast<uintptr_t**>(data);
   TaskGroup* g = new TaskGroup;
