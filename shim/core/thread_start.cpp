@@ -48,20 +48,24 @@ SignalsBlocked::~SignalsBlocked() { pthread_sigmask(SIG_SETMASK, &saved_, nullpt
 
 int start_detached(void* (*main)(void*), const char* name) {
   const size_t stack = stack_size();
+  // Not the pinned mask of the thread that starts it (budget::process_cpus()).
+  const cpu_set_t* cpus = budget::process_cpus();
   int err = 0;
   pthread_t t;
-  // A size the system refuses (an mmap past RLIMIT_AS, say) falls back to pthread's default.
-  for (bool sized : {stack > 1, false}) {
+  // A size the system refuses (an mmap past RLIMIT_AS, say) falls back to pthread's default, and
+  // a mask it refuses (a place's CPU the cgroup does not allow) to the creator's.
+  struct Try {
+    bool sized, masked;
+  };
+  for (Try a : {Try{stack > 1, cpus != nullptr}, Try{false, cpus != nullptr}, Try{false, false}}) {
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (sized) pthread_attr_setstacksize(&attr, stack);
-    // Not the pinned mask of the thread that starts it (budget::process_cpus()).
-    if (const cpu_set_t* cpus = budget::process_cpus())
-      pthread_attr_setaffinity_np(&attr, sizeof(cpu_set_t), cpus);
+    if (a.sized) pthread_attr_setstacksize(&attr, stack);
+    if (a.masked) pthread_attr_setaffinity_np(&attr, sizeof(cpu_set_t), cpus);
     err = pthread_create(&t, &attr, main, nullptr);
     pthread_attr_destroy(&attr);
-    if (err == 0 || !sized) break;
+    if (err == 0 || (!a.sized && !a.masked)) break;
   }
   if (err == 0) pthread_setname_np(t, name);
   return err;

@@ -82,7 +82,8 @@ void init_team(Team* t, void (*fn)(void*), void* data, unsigned n) {
   t->member_icv.nthreads = nthreads_for_level(t->level, s.icv.nthreads);
   // Where members go (places.h): the caller's bind-var, or the proc_bind clause; the members'
   // bind-var is OMP_PROC_BIND's entry for the new level.
-  t->places = team_places(&s.place, s.icv.bind, s.bind_clause, n);
+  // A pool task's thread is not OpenMP's to place (its team is of 1 anyway).
+  t->places = core::in_task() ? TeamPlaces{} : team_places(&s.place, s.icv.bind, s.bind_clause, n);
   s.bind_clause = 0;
   t->member_icv.bind = bind_for_level(t->level, s.icv.bind);
   t->num_teams = s.num_teams;
