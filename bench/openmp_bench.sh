@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # OpenMP on the one pool (issue 18; docs/openmp.md): side by side in one run,
 #   1. EPCC-style overheads (bench/openmp_overheads_bench.c, microseconds per construct) of an
-#      empty parallel, for, barrier, single, critical and reduction at 2 threads, on GCC's
+#      empty parallel, for, barrier, single, critical and reduction, EPCC's task constructs
+#      (tasks from every thread, from the master, inside tasks, a task tree) and dynamic/guided
+#      schedules, at 2 threads, on GCC's
 #      libgomp, LLVM's libomp (Debian libomp5-14, preloaded as users do: it implements the GOMP
 #      ABI), the shim forwarding to libgomp (POOLSHIM_OPENMP=forward) and the shim's native
 #      runtime (the default);
@@ -69,7 +71,8 @@ rows() {
   echo
   echo "| construct | libgomp | libomp (preloaded) | shim, forwarding | shim, native |"
   echo "|---|---|---|---|---|"
-  rows "$work/epcc.txt" parallel for barrier single critical reduction
+  rows "$work/epcc.txt" parallel for barrier single critical reduction parallel_task master_task \
+    nested_task nested_master_task branch_task_tree dynamic_1 dynamic_4 dynamic_32 guided_1
   echo
   echo "## Task parallelism, milliseconds (1000 x ~10 us of work), 2 threads: median (threads that ran work)"
   echo
