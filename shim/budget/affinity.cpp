@@ -87,17 +87,11 @@ void find_process_cpus() {
   auto procs = libgomp_function<int (*)(int)>("omp_get_place_num_procs", "OMP_4.5");
   auto ids = libgomp_function<void (*)(int, int*)>("omp_get_place_proc_ids", "OMP_4.5");
   if (!bind || !count || !procs || !ids || bind() == 0) return;
-  cpu_set_t all;
+  cpu_set_t all, one;
   CPU_ZERO(&all);
   for (int place = 0, places = count(); place < places; ++place) {
-    const int n = procs(place);
-    if (n <= 0) continue;
-    int* list = static_cast<int*>(malloc(sizeof(int) * static_cast<size_t>(n)));
-    if (list == nullptr) return;
-    ids(place, list);
-    for (int k = 0; k < n; ++k)
-      if (list[k] >= 0 && list[k] < CPU_SETSIZE) CPU_SET(list[k], &all);
-    free(list);
+    place_cpus_from(procs, ids, place, &one);
+    CPU_OR(&all, &all, &one);
   }
   if (CPU_COUNT(&all) == 0) return;
   g_process_cpus = all;
@@ -105,6 +99,18 @@ void find_process_cpus() {
 }
 
 }  // namespace
+
+void place_cpus_from(int (*procs)(int), void (*ids)(int, int*), int place, cpu_set_t* out) {
+  CPU_ZERO(out);
+  const int n = procs(place);
+  if (n <= 0) return;
+  int* list = static_cast<int*>(malloc(sizeof(int) * static_cast<size_t>(n)));
+  if (list == nullptr) return;
+  ids(place, list);
+  for (int k = 0; k < n; ++k)
+    if (list[k] >= 0 && list[k] < CPU_SETSIZE) CPU_SET(list[k], out);
+  free(list);
+}
 
 const cpu_set_t* process_cpus() {
   pthread_once(&g_process_once, find_process_cpus);

@@ -27,6 +27,9 @@ size_t affinity_cpus(GetAffinityFn fn = nullptr);
 // (the threads' own masks are the process's). Found on first call, from the libgomp the program
 // already has (nothing is loaded; nothing runs at load time).
 const cpu_set_t* process_cpus();
+// Place `place` of libgomp's list as a CPU set, through libgomp's omp_get_place_num_procs and
+// omp_get_place_proc_ids (CPUs past CPU_SETSIZE left out); empty when it has none.
+void place_cpus_from(int (*procs)(int), void (*ids)(int, int*), int place, cpu_set_t* out);
 
 // Number of CPUs in a kernel CPU list such as "0-3,8,10-11\n"; 0 for malformed text.
 size_t parse_cpu_list(const char* text);

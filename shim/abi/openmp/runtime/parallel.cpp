@@ -81,8 +81,8 @@ void init_team(Team* t, void (*fn)(void*), void* data, unsigned n) {
   // libgomp: a list in OMP_NUM_THREADS gives each level its own nthreads-var.
   t->member_icv.nthreads = nthreads_for_level(t->level, s.icv.nthreads);
   // Where members go (places.h): the caller's bind-var, or the proc_bind clause; the members'
-  // bind-var is OMP_PROC_BIND's entry for the new level.
-  // A pool task's thread is not OpenMP's to place (its team is of 1 anyway).
+  // bind-var is OMP_PROC_BIND's entry for the new level. A pool task's thread is not OpenMP's to
+  // place (its team is of 1 anyway).
   t->places = core::in_task() ? TeamPlaces{} : team_places(&s.place, s.icv.bind, s.bind_clause, n);
   s.bind_clause = 0;
   t->member_icv.bind = bind_for_level(t->level, s.icv.bind);

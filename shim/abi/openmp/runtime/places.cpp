@@ -15,12 +15,12 @@
 
 #include <pthread.h>
 #include <sched.h>
-#include <stdlib.h>
 #include <strings.h>
 
 #include <new>
 
 #include "abi/openmp/runtime/libgomp.h"
+#include "budget/affinity.h"
 #include "config/options.h"
 #include "core/placement.h"
 
@@ -36,19 +36,6 @@ using NumPlacesFn = int (*)();
 using PlaceProcsFn = int (*)(int);
 using PlaceIdsFn = void (*)(int, int*);
 
-// Place i of libgomp's list as a CPU set (CPUs past CPU_SETSIZE left out).
-void read_place(PlaceProcsFn procs, PlaceIdsFn ids, int i, cpu_set_t* set) {
-  CPU_ZERO(set);
-  const int n = procs(i);
-  if (n <= 0) return;
-  int* list = static_cast<int*>(malloc(sizeof(int) * static_cast<size_t>(n)));
-  if (list == nullptr) return;
-  ids(i, list);
-  for (int k = 0; k < n; ++k)
-    if (list[k] >= 0 && list[k] < CPU_SETSIZE) CPU_SET(list[k], set);
-  free(list);
-}
-
 void load_places() {
   auto num = reinterpret_cast<NumPlacesFn>(real_function("omp_get_num_places", "OMP_4.5"));
   auto procs = reinterpret_cast<PlaceProcsFn>(real_function("omp_get_place_num_procs", "OMP_4.5"));
@@ -58,7 +45,7 @@ void load_places() {
   if (count <= 0) return;
   cpu_set_t* sets = new (std::nothrow) cpu_set_t[static_cast<size_t>(count)];
   if (sets == nullptr) return;
-  for (int i = 0; i < count; ++i) read_place(procs, ids, i, &sets[i]);
+  for (int i = 0; i < count; ++i) budget::place_cpus_from(procs, ids, i, &sets[i]);
   g_sets = sets;
   g_count = static_cast<unsigned>(count);
 }
