@@ -20,7 +20,6 @@
 #include "abi/openmp/runtime/libgomp.h"
 #include "abi/openmp/runtime/places.h"
 #include "abi/openmp/runtime/state.h"
-#include "budget/affinity.h"
 #include "core/tls.h"
 #include "diag/log.h"
 
