@@ -1,6 +1,6 @@
-/* Regions from several initial threads at once (docs/openmp.md, "Crowded waits"): CALLERS
- * pthreads each open REGIONS regions of THREADS threads, each member checking the threadprivate
- * value its thread number left in the caller's previous region. Prints
+/* Regions from several initial threads at once (docs/openmp.md, "Initial threads at once and
+ * crowded waits"): CALLERS pthreads each open REGIONS regions of THREADS threads, each member
+ * checking the threadprivate value its thread number left in the caller's previous region. Prints
  * "callers-CALLERSxTHREADS milliseconds lost", lost counting the member-regions that found
  * another value (the persistence libgomp's pool per initial thread gives, for seats below 32).
  * usage: openmp_callers_bench CALLERS REGIONS THREADS */

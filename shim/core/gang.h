@@ -77,7 +77,8 @@ int pause(long wait_ns);
 // (a caller for its members, a member at a barrier, an idle pool worker or gang thread) then
 // spins at most kCrowdedSpinNs before it sleeps, as libgomp throttles its spinning when it
 // manages more threads than CPUs: a spinning thread takes the CPU the thread it waits for needs.
-// 0 measured best against 2 and 10 us (docs/openmp.md, "Crowded waits").
+// 0 measured best against 2 and 10 us (docs/openmp.md, "Initial threads at once and crowded
+// waits").
 bool crowded();
 constexpr long kCrowdedSpinNs = 0;
 // A spin of spin_ns, shortened to kCrowdedSpinNs while crowded().
