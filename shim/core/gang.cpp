@@ -67,8 +67,7 @@ bool preferences(unsigned affine, const Policy& policy, uint32_t family, uint32_
   bool prefs = false;
   for (unsigned i = 1; i < affine; ++i) {
     uint32_t id = policy.prefer_ns > 0 ? own.id[i] : 0;
-    const uint32_t kept = servers::keeper(id);
-    if (servers::busy(id) || (kept != 0 && kept != family)) id = 0;
+    if (servers::busy(id) || !servers::serves_family(servers::keeper(id), family)) id = 0;
     pref[i] = id;
     prefs |= id != 0;
   }

@@ -30,7 +30,7 @@ void run_seat(Slot& s, MemberFn fn, void* ctx, unsigned seat) {
     if (s.keeps.load(std::memory_order_relaxed)) servers::keep(id, family);
   }
   // A kept thread serves its family's gangs only, unless the gang could not start threads.
-  POOLSHIM_ASSERT(servers::keeper(id) == 0 || servers::keeper(id) == family ||
+  POOLSHIM_ASSERT(servers::serves_family(servers::keeper(id), family) ||
                   s.any_family.load(std::memory_order_relaxed));
   servers::set_busy(id, true);
   const uint32_t outer = set_current_family(family);  // the gangs this member opens are its
@@ -102,7 +102,7 @@ Look look_once(uint32_t id, Pick* pick) {
   for (Slot& s : g_slots) {
     uint64_t w = s.word.load(std::memory_order_acquire);
     if (members_of(w) == 0 || t_gang_served[&s - g_slots] == gen_of(w)) continue;
-    if (kept != 0 && kept != s.family.load(std::memory_order_relaxed) &&
+    if (!servers::serves_family(kept, s.family.load(std::memory_order_relaxed)) &&
         !s.any_family.load(std::memory_order_relaxed))
       continue;  // another family's gang (written before the word this acquire read)
     uint64_t m = s.mask.load(std::memory_order_acquire);

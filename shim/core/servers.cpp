@@ -18,7 +18,7 @@ size_t idle(uint32_t family) {
   for (uint32_t id = 1; id < ids && id < kTrackedIds; ++id) {
     const uint32_t kept = g_server[id].keeper.load(std::memory_order_relaxed);
     n += g_server[id].alive.load(std::memory_order_relaxed) &&
-         !g_server[id].busy.load(std::memory_order_relaxed) && (kept == 0 || kept == family);
+         !g_server[id].busy.load(std::memory_order_relaxed) && serves_family(kept, family);
   }
   return n;
 }

@@ -63,6 +63,8 @@ inline void set_alive(uint32_t id, bool alive) {
 inline uint32_t keeper(uint32_t id) {
   return id != 0 && id < kTrackedIds ? g_server[id].keeper.load(std::memory_order_acquire) : 0;
 }
+// Whether a thread kept for `kept` (0: free) may serve a gang of `family`.
+inline bool serves_family(uint32_t kept, uint32_t family) { return kept == 0 || kept == family; }
 // Server `id` (the calling thread's) is kept for `family` from now on, unless it is kept already.
 inline void keep(uint32_t id, uint32_t family) {
   uint32_t free = 0;

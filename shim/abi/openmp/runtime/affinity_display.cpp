@@ -13,8 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <atomic>
-
 #include "abi/openmp/runtime/affinity_format.h"
 #include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/libgomp.h"
@@ -28,20 +26,11 @@ namespace {
 
 constexpr const char* kDefaultFormat = "level %L thread %i affinity %A";
 
-// libgomp's omp_get_affinity_format, looked up once (a race looks it up twice, harmlessly).
-using GetFormat = size_t (*)(char*, size_t);
-std::atomic<GetFormat> g_get_format{nullptr};
-std::atomic<bool> g_get_format_looked{false};
-
-// affinity-format-var, from libgomp (its default without one) into buf; returns buf.
+// affinity-format-var, from libgomp (its default without one) into buf; returns buf. Looked up
+// on every use: capture and display are not on any hot path.
 const char* format_var(char* buf, size_t size) {
-  if (!g_get_format_looked.load(std::memory_order_acquire)) {
-    g_get_format.store(
-        reinterpret_cast<GetFormat>(real_function("omp_get_affinity_format", "OMP_5.0")),
-        std::memory_order_relaxed);
-    g_get_format_looked.store(true, std::memory_order_release);
-  }
-  const GetFormat get = g_get_format.load(std::memory_order_relaxed);
+  using GetFormat = size_t (*)(char*, size_t);
+  const auto get = reinterpret_cast<GetFormat>(real_function("omp_get_affinity_format", "OMP_5.0"));
   if (get == nullptr || get(buf, size) >= size) return kDefaultFormat;
   return buf;
 }
@@ -85,6 +74,17 @@ void display(const char* format) {
   ssize_t w = write(STDERR_FILENO, line, n + 1);
   (void)w;
   if (line != small) free(line);
+}
+
+// A Fortran string of len characters as a C string (malloc'ed; nullptr for none, or without
+// memory: the format variable then serves).
+char* c_string(const char* text, size_t len) {
+  char* s = len ? static_cast<char*>(malloc(len + 1)) : nullptr;
+  if (s != nullptr) {
+    memcpy(s, text, len);
+    s[len] = '\0';
+  }
+  return s;
 }
 
 // What the calling thread showed last (OMP_DISPLAY_AFFINITY).
@@ -132,11 +132,7 @@ void psn_omp_display_affinity(const char* format) { display(format); }
 // blank-filled after the text.
 int32_t psn_omp_capture_affinity_(char* buffer, const char* format, size_t buffer_len,
                                   size_t format_len) {
-  char* fmt = format_len ? static_cast<char*>(malloc(format_len + 1)) : nullptr;
-  if (fmt != nullptr) {
-    memcpy(fmt, format, format_len);
-    fmt[format_len] = '\0';
-  }
+  char* fmt = c_string(format, format_len);
   const size_t n = capture(buffer, buffer_len, fmt);
   free(fmt);
   if (n < buffer_len) memset(buffer + n, ' ', buffer_len - n);
@@ -144,11 +140,7 @@ int32_t psn_omp_capture_affinity_(char* buffer, const char* format, size_t buffe
 }
 
 void psn_omp_display_affinity_(const char* format, size_t format_len) {
-  char* fmt = format_len ? static_cast<char*>(malloc(format_len + 1)) : nullptr;
-  if (fmt != nullptr) {
-    memcpy(fmt, format, format_len);
-    fmt[format_len] = '\0';
-  }
+  char* fmt = c_string(format, format_len);
   display(fmt);
   free(fmt);
 }

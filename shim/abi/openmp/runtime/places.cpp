@@ -1,5 +1,5 @@
-// OpenMP thread affinity (places.h): libgomp's place list, OMP_PROC_BIND's list, and where each
-// member of a team goes.
+// OpenMP thread affinity (places.h): libgomp's place list and where each member of a team goes
+// (bind-var and OMP_PROC_BIND's per-level list are ICVs: state.cpp).
 //
 // Where members go, for a team of T threads whose primary is at place p0 of a partition of P
 // places starting at place `off` (the specification's rules; where it leaves a choice, libgomp's):
@@ -15,13 +15,11 @@
 
 #include <pthread.h>
 #include <sched.h>
-#include <strings.h>
 
 #include <new>
 
 #include "abi/openmp/runtime/libgomp.h"
 #include "budget/affinity.h"
-#include "config/options.h"
 #include "core/placement.h"
 
 namespace poolshim::abi::openmp::runtime {
@@ -50,52 +48,6 @@ void load_places() {
   g_count = static_cast<unsigned>(count);
 }
 
-// OMP_PROC_BIND's list (libgomp's grammar: one of false/true, or a comma-separated list of
-// master/primary/close/spread); empty when unset or invalid (libgomp then ignores it too).
-constexpr unsigned kMaxLevels = 16;
-pthread_once_t g_list_once = PTHREAD_ONCE_INIT;
-int g_list[kMaxLevels];
-unsigned g_list_len = 0;
-
-const char* skip_space(const char* p) {
-  while (*p == ' ' || (*p >= '\t' && *p <= '\r')) ++p;
-  return p;
-}
-
-// One name at p (case-insensitive); advances p past it. -1 when none matches.
-int read_bind_name(const char** p) {
-  static const struct {
-    const char* name;
-    unsigned len;
-    int bind;
-  } kNames[] = {{"false", 5, kBindFalse},     {"true", 4, kBindTrue},   {"master", 6, kBindPrimary},
-                {"primary", 7, kBindPrimary}, {"close", 5, kBindClose}, {"spread", 6, kBindSpread}};
-  const char* s = skip_space(*p);
-  for (const auto& k : kNames)
-    if (strncasecmp(s, k.name, k.len) == 0) {
-      *p = skip_space(s + k.len);
-      return k.bind;
-    }
-  return -1;
-}
-
-void load_list() {
-  const char* p = config::raw_value("OMP_PROC_BIND");
-  if (p == nullptr) return;
-  int list[kMaxLevels];
-  unsigned len = 0;
-  for (;;) {
-    const int b = read_bind_name(&p);
-    if (b < 0 || (len > 0 && b <= kBindTrue) || len == kMaxLevels) return;
-    list[len++] = b;
-    if (*p == '\0') break;
-    if (*p != ',' || list[0] <= kBindTrue) return;
-    ++p;
-  }
-  for (unsigned i = 0; i < len; ++i) g_list[i] = list[i];
-  g_list_len = len;
-}
-
 void bind_thread(int place) {
   if (place >= 0 && static_cast<unsigned>(place) < g_count)
     core::placement::bind(g_sets[place], place);
@@ -117,23 +69,6 @@ const cpu_set_t* place_cpus(int place) {
 unsigned num_places() {
   pthread_once(&g_places_once, load_places);
   return g_count;
-}
-
-int initial_bind() {
-  if (auto real = reinterpret_cast<int (*)()>(real_function("omp_get_proc_bind", "OMP_4.0")))
-    return real();
-  pthread_once(&g_list_once, load_list);
-  return g_list_len > 0 ? g_list[0] : kBindFalse;
-}
-
-int bind_for_level(unsigned level, int inherited) {
-  pthread_once(&g_list_once, load_list);
-  return level < g_list_len ? g_list[level] : inherited;
-}
-
-bool bind_is_list() {
-  pthread_once(&g_list_once, load_list);
-  return g_list_len > 1;
 }
 
 void ensure_placed(PlaceState* state) {

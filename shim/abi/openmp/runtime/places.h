@@ -39,13 +39,6 @@ struct TeamPlaces {
 
 // Places in libgomp's list; 0 without one (no binding, as with libgomp).
 unsigned num_places();
-// bind-var at load: libgomp's own (it parsed OMP_PROC_BIND and OMP_PLACES).
-int initial_bind();
-// bind-var of the members of a team at nesting level `level` (1 = outermost): OMP_PROC_BIND's
-// list entry for that level, else `inherited`. Whether the list has more than one entry (which
-// turns nesting on, as a list in OMP_NUM_THREADS does).
-int bind_for_level(unsigned level, int inherited);
-bool bind_is_list();
 // The calling thread's place state, placed on place 0 (and bound there) if it had none, as
 // libgomp places a thread that asks or starts a team. `state` is the thread's.
 void ensure_placed(PlaceState* state);

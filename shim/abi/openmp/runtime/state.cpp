@@ -6,14 +6,17 @@
 // budget, where libgomp takes the CPUs of the affinity mask: the same number unless
 // POOLSHIM_NUM_THREADS says otherwise); OMP_DYNAMIC (default false); OMP_MAX_ACTIVE_LEVELS, else
 // OMP_NESTED, else "a list of more than one value" turns nesting on (UCHAR_MAX levels), else 1;
-// OMP_SCHEDULE ([monotonic:|nonmonotonic:]kind[,chunk]; default dynamic,1); OMP_THREAD_LIMIT.
-// The environment is read through config::raw_value (config/ is the one reader).
+// OMP_SCHEDULE ([monotonic:|nonmonotonic:]kind[,chunk]; default dynamic,1); OMP_THREAD_LIMIT;
+// OMP_PROC_BIND (a list too, one bind-var per level; a list also turns nesting on);
+// OMP_DISPLAY_AFFINITY. The environment is read through config::raw_value (config/ is the one
+// reader).
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "abi/openmp/runtime/libgomp.h"
 #include "abi/openmp/runtime/state.h"
 #include "budget/budget.h"
 #include "config/options.h"
@@ -35,6 +38,9 @@ unsigned g_list_len = 0;
 pthread_once_t g_once = PTHREAD_ONCE_INIT;
 long g_spin_ns = core::wait::kSpinNs;  // OMP_WAIT_POLICY=passive: 0
 bool g_display_affinity = false;       // OMP_DISPLAY_AFFINITY
+// OMP_PROC_BIND's list, one bind-var per level (places.h: Bind), when it names more than one.
+int g_bind_list[kMaxListed];
+unsigned g_bind_len = 0;
 
 POOLSHIM_FAST_TLS thread_local ThreadState t_state;
 
@@ -75,6 +81,46 @@ void read_num_threads() {
   }
 }
 
+// OMP_PROC_BIND, as libgomp reads it: one of false/true, or a comma-separated list of
+// master/primary/close/spread (case-insensitive, blanks around names); an invalid value is
+// ignored. bind-var itself is libgomp's (it also turns binding on for OMP_PLACES alone); the
+// list gives the levels below the first.
+void read_proc_bind() {
+  static const struct {
+    const char* name;
+    unsigned len;
+    int bind;
+  } kNames[] = {{"false", 5, kBindFalse},     {"true", 4, kBindTrue},   {"master", 6, kBindPrimary},
+                {"primary", 7, kBindPrimary}, {"close", 5, kBindClose}, {"spread", 6, kBindSpread}};
+  const char* p = config::raw_value("OMP_PROC_BIND");
+  int vals[kMaxListed];
+  unsigned n = 0;
+  while (p != nullptr) {
+    while (*p == ' ' || (*p >= '\t' && *p <= '\r')) ++p;
+    int bind = -1;
+    for (const auto& k : kNames)
+      if (strncasecmp(p, k.name, k.len) == 0) {
+        bind = k.bind;
+        p += k.len;
+        break;
+      }
+    while (*p == ' ' || (*p >= '\t' && *p <= '\r')) ++p;
+    if (bind < 0 || (n > 0 && bind <= kBindTrue) || n == kMaxListed) return;  // invalid: ignored
+    vals[n++] = bind;
+    if (*p == '\0') break;
+    if (*p++ != ',' || vals[0] <= kBindTrue) return;
+  }
+  if (n > 1) {
+    memcpy(g_bind_list, vals, n * sizeof vals[0]);
+    g_bind_len = n;
+  }
+  using GetBind = int (*)();
+  if (auto real = reinterpret_cast<GetBind>(real_function("omp_get_proc_bind", "OMP_4.0")))
+    g_global.bind = real();
+  else if (n > 0)
+    g_global.bind = vals[0];
+}
+
 void read_schedule() {
   const char* p = config::raw_value("OMP_SCHEDULE");
   if (p == nullptr) return;
@@ -112,6 +158,7 @@ void load() {
   size_t budget = budget::current().threads;
   g_global.nthreads = budget > 0 ? static_cast<unsigned>(budget) : 1;
   read_num_threads();
+  read_proc_bind();
   bool b;
   if (parse_bool(config::raw_value("OMP_DYNAMIC"), &b)) g_global.dyn = b;
   const char* mal = config::raw_value("OMP_MAX_ACTIVE_LEVELS");
@@ -120,10 +167,9 @@ void load() {
     g_global.max_active_levels = v > kSupportedLevels ? kSupportedLevels : static_cast<unsigned>(v);
   } else if (parse_bool(config::raw_value("OMP_NESTED"), &b)) {
     g_global.max_active_levels = b ? kSupportedLevels : 1;
-  } else if (g_list_len > 1 || bind_is_list()) {
+  } else if (g_list_len > 1 || g_bind_len > 1) {
     g_global.max_active_levels = kSupportedLevels;
   }
-  g_global.bind = initial_bind();
   bool display;
   if (parse_bool(config::raw_value("OMP_DISPLAY_AFFINITY"), &display)) g_display_affinity = display;
   read_schedule();
@@ -160,6 +206,11 @@ bool display_affinity_var() {
 long wait_spin_ns() {
   global_icv();
   return core::gang::spin_ns(g_spin_ns);
+}
+
+int bind_for_level(unsigned level, int inherited) {
+  global_icv();
+  return level < g_bind_len ? g_bind_list[level] : inherited;
 }
 
 unsigned nthreads_for_level(unsigned level, unsigned fallback) {

@@ -166,6 +166,10 @@ Icv& icv();         // me().icv
 const Icv& global_icv();
 // nthreads for a region at this nesting level (OMP_NUM_THREADS lists: one value per level).
 unsigned nthreads_for_level(unsigned level, unsigned fallback);
+// bind-var of the members of a team at nesting level `level` (1 = outermost): OMP_PROC_BIND's
+// list entry for it, else `inherited`. A list of more than one entry turns nesting on, as one
+// in OMP_NUM_THREADS does.
+int bind_for_level(unsigned level, int inherited);
 
 // A barrier over the calling member's team (nothing for a team of 1); members waiting in it run
 // the team's queued tasks, and it completes once every member arrived and the team has no task
