@@ -192,7 +192,8 @@ void run(size_t range, TaskFn fn, void* ctx, size_t max_threads, uint32_t flags,
       range,
       [](void* c, size_t t, size_t begin, Run& r) {
         auto* x = static_cast<PerItem*>(c);
-        for (size_t i = begin; r.take(i); ++i) x->fn(x->ctx, t, i);
+        Taker taker(r);
+        for (size_t i = begin; taker.take(i); ++i) x->fn(x->ctx, t, i);
       },
       &p, max_threads, flags, work != 0 ? work : work_of(fn, ctx));
 }

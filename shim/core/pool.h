@@ -25,10 +25,10 @@ namespace poolshim::core {
 using TaskFn = void (*)(void* ctx, size_t thread_index, size_t item);
 
 // A run of consecutive items from `begin`: fn(ctx, thread_index, begin, run) runs items begin,
-// begin+1, ... in order on the calling thread, asking run.take(i) (or run.take_upto) before it
-// starts item i, and returns when take() says no. The pool hands out runs so that a surface can
-// walk N-d indices incrementally (no division per item) and touch thread-local state once per
-// run; take() is what lets another thread run the items this one has not started (run.h).
+// begin+1, ... in order on the calling thread, asking take(i) (or take_upto) of a core::Taker on
+// the run before it starts item i, and returns when take() says no. The pool hands out runs so that
+// a surface can walk N-d indices incrementally (no division per item) and touch thread-local state
+// once per run; take() is what lets another thread run the items this one has not started (run.h).
 using RangeFn = void (*)(void* ctx, size_t thread_index, size_t begin, Run& run);
 
 // Pool-level flags (same bit values as PTHREADPOOL_FLAG_*: abi/pthreadpool/run.h checks it).

@@ -25,6 +25,8 @@
 #include <atomic>
 #include <cstddef>
 
+#include "base/assert.h"
+
 namespace poolshim::core {
 
 // Registers the process for the expedited barrier, once (decide_heavy_barrier(); every call asks
@@ -84,30 +86,8 @@ class Run {
     claiming_.store(0, std::memory_order_release);
   }
 
-  // Owner: may item i be started now? Items are taken in increasing order, one after the other.
-  // True: i is this owner's, run it. False: the run is over (i belongs to nobody here).
-  bool take(size_t i) {
-    next_.store(i + 1, std::memory_order_relaxed);
-    order();
-    if (__builtin_expect(i < end_.load(std::memory_order_relaxed), 1)) return true;
-    return settle(i) > i;
-  }
-
-  // Owner: start every item of [i, want) at once (one call of a surface covers them); a surface
-  // uses either take() or take_upto() on a run, never both. Returns
-  // the end of what was granted: items [i, result) are the owner's; result <= i means the run is
-  // over. Used by the dynamic variants, whose calls span several items.
-  size_t take_upto(size_t i, size_t want) {
-    if (want > committed_) {
-      committed_ = want;
-      next_.store(want, std::memory_order_relaxed);
-      order();
-    }
-    size_t e = end_.load(std::memory_order_relaxed);
-    if (__builtin_expect(want <= e, 1)) return want;
-    e = settle(i);
-    return e < want ? e : want;
-  }
+  // Owner: the fence choice it opened the run with, for a Taker to keep in a register.
+  bool fenced() const { return fence_; }
 
   // Owner: ends the run wherever it is (after an exception, or after the surface returned):
   // items not taken yet are not run by anyone. Returns at once when take() already closed it.
@@ -135,8 +115,38 @@ class Run {
   bool steal(bool fence, size_t* begin, size_t* end, bool half = false);
 
  private:
-  void order() const {
-    if (fence_)
+  friend class Taker;
+
+  // Owner, through a Taker: may item i be started now? Items are taken in increasing order, one
+  // after the other. True: i is this owner's, run it. False: the run is over (i belongs to nobody
+  // here). `fence` is fence_, passed in from the walk's registers (Taker).
+  bool take(size_t i, bool fence) {
+    POOLSHIM_ASSERT(fence == fence_);
+    next_.store(i + 1, std::memory_order_relaxed);
+    order(fence);
+    if (__builtin_expect(i < end_.load(std::memory_order_relaxed), 1)) return true;
+    return settle(i) > i;
+  }
+
+  // Owner, through a Taker: starts every item of [i, want) at once (one call of a surface covers
+  // them); a surface uses either take() or take_upto() on a run, never both. Returns the end of
+  // what was granted: items [i, result) are the owner's; result <= i means the run is over. Used
+  // by the dynamic variants, whose calls span several items.
+  size_t take_upto(size_t i, size_t want, bool fence) {
+    POOLSHIM_ASSERT(fence == fence_);
+    if (want > committed_) {
+      committed_ = want;
+      next_.store(want, std::memory_order_relaxed);
+      order(fence);
+    }
+    size_t e = end_.load(std::memory_order_relaxed);
+    if (__builtin_expect(want <= e, 1)) return want;
+    e = settle(i);
+    return e < want ? e : want;
+  }
+
+  static void order(bool fence) {
+    if (fence)
       std::atomic_thread_fence(std::memory_order_seq_cst);
     else
       std::atomic_signal_fence(std::memory_order_seq_cst);  // the barrier does the rest
@@ -161,6 +171,24 @@ class Run {
   size_t begin_;                          // owner only: where the run opened
   size_t closed_end_;  // owner only: the end in force when the owner closed the run
   bool fence_;         // owner only
+};
+
+// The owner's side of a run while a surface walks it, kept in the walk's locals:
+//   core::Taker taker(run);
+//   for (size_t i = begin; taker.take(i); ++i) task(i);
+// The run's fence choice is read once, when the walk starts, and stays in a register across the
+// task calls. Read from the run on every item (an opaque task call in between makes the compiler
+// load it again), its load and branch cost as much as the rest of take() (docs/bench.md, "Per
+// item: the fence flag out of the loop").
+class Taker {
+ public:
+  explicit Taker(Run& run) : run_(run), fence_(run.fenced()) {}
+  bool take(size_t i) { return run_.take(i, fence_); }
+  size_t take_upto(size_t i, size_t want) { return run_.take_upto(i, want, fence_); }
+
+ private:
+  Run& run_;
+  const bool fence_;
 };
 
 }  // namespace poolshim::core

@@ -234,7 +234,7 @@ TEST(Pool, NoCallerWaitsForAnotherCallersCall) {
     poolshim::core::run_ranges(
         1,
         [](void*, size_t, size_t begin, poolshim::core::Run& run) {
-          if (!run.take(begin)) return;
+          if (!poolshim::core::Taker(run).take(begin)) return;
           flags[0] = 1;
           while (flags[1].load() == 0) {  // a's call cannot end before b's has
           }

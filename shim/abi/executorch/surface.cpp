@@ -92,7 +92,8 @@ void index_run(void* ctx, size_t /*thread_index*/, size_t begin, core::Run& run)
   GuardScope guard;
   const auto call = t->call;
   const void* const fn = t->fn;
-  for (size_t i = begin; run.take(i); ++i) call(fn, i);
+  core::Taker taker(run);
+  for (size_t i = begin; taker.take(i); ++i) call(fn, i);
 }
 
 // An exception escaping a task: the core catches it where it is thrown, skips the items nobody
@@ -255,7 +256,8 @@ bool et_parallel_for(int64_t begin, int64_t end, int64_t grain, FunctionRefRange
   auto chunk_run = [](void* p, size_t, size_t first, core::Run& run) {
     auto* c = static_cast<const Chunks*>(p);
     GuardScope guard;
-    for (size_t id = first; run.take(id); ++id) {
+    core::Taker taker(run);
+    for (size_t id = first; taker.take(id); ++id) {
       poolshim_et_thread_num = static_cast<int64_t>(id);
       int64_t lo = c->begin + static_cast<int64_t>(id) * c->chunk;
       if (lo >= c->end) return;

@@ -130,7 +130,7 @@ struct Cursor {
 };
 
 // The items of a run from tile `begin`, in the snippet's order, on one thread, while the run
-// grants them (core::Run::take: another thread may take the ones not started yet): seek once,
+// grants them (core::Taker::take: another thread may take the ones not started yet): seek once,
 // then a tight loop along the last dimension, carrying into the outer ones once per row. The
 // walk also stops when the grid is exhausted, so a run without an end (the serial path) walks the
 // whole grid without the tile counts or their product (no division at all).
@@ -139,7 +139,8 @@ inline void walk(const Shape<D>& s, const Body& body, size_t thread_index, size_
                  core::Run& run) {
   using C = Cursor<D, kTiled>;
   constexpr size_t L = D - 1;  // the last (fastest) dimension
-  if (!run.take(begin)) return;
+  core::Taker taker(run);
+  if (!taker.take(begin)) return;
   C cur;
   cur.seek(s, begin);
   for (size_t item = begin;;) {
@@ -147,7 +148,7 @@ inline void walk(const Shape<D>& s, const Body& body, size_t thread_index, size_
       const size_t tile = s.tile[L], range = s.range[L];
       for (;;) {
         body(thread_index, cur.start, cur.count);
-        if (!run.take(++item)) return;
+        if (!taker.take(++item)) return;
         size_t rem = range - cur.start[L];
         if (rem <= tile) break;  // that was the row's last tile
         cur.start[L] += tile;
@@ -160,7 +161,7 @@ inline void walk(const Shape<D>& s, const Body& body, size_t thread_index, size_
       const size_t range = s.range[L];
       for (;;) {
         body(thread_index, cur.start, cur.count);
-        if (!run.take(++item)) return;
+        if (!taker.take(++item)) return;
         if (++cur.start[L] == range) break;
       }
       cur.start[L] = 0;
@@ -220,7 +221,7 @@ void run_tiles(pthreadpool_t pool, const char* what, const size_t (&range)[D],
 // One run of a dynamic variant from tile `begin`: the span of tiles the run grants, split at row
 // boundaries. The last K dimensions are dynamic; the first D-K are untiled. Decodes the span's
 // first tile once, then walks. Each surface call takes its tiles from the run at once
-// (core::Run::take_upto): the tiles of a call are started together, and no tile is promised to a
+// (core::Taker::take_upto): the tiles of a call are started together, and no tile is promised to a
 // call before it starts, so another thread can take every tile no call has started.
 template <size_t D, size_t K, typename Body>
 void dynamic_run(const Shape<D>& s, const Body& body, size_t thread_index, size_t begin,
@@ -249,9 +250,10 @@ void dynamic_run(const Shape<D>& s, const Body& body, size_t thread_index, size_
   }
   // One surface call per iteration: the rest of the plane when it is one call (one dynamic
   // dimension, or one tile per row), else the rest of the row; fewer tiles when the run ends.
+  core::Taker taker(run);
   while (true) {
     const size_t want = rows ? cols - col : plane - off;
-    const size_t got = run.take_upto(pos, pos + want);
+    const size_t got = taker.take_upto(pos, pos + want);
     if (got <= pos) return;
     const size_t m = got - pos;
     if constexpr (K == 1) {

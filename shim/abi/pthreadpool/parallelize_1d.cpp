@@ -35,20 +35,23 @@ void run_1d(void* p, size_t, size_t begin, poolshim::core::Run& run) {
   auto* c = static_cast<Plain<pthreadpool_task_1d_t>*>(p);
   const auto fn = c->fn;
   void* const context = c->context;
-  for (size_t i = begin; run.take(i); ++i) fn(context, i);
+  poolshim::core::Taker taker(run);
+  for (size_t i = begin; taker.take(i); ++i) fn(context, i);
 }
 void run_1d_with_thread(void* p, size_t thread_index, size_t begin, poolshim::core::Run& run) {
   auto* c = static_cast<Plain<pthreadpool_task_1d_with_thread_t>*>(p);
   const auto fn = c->fn;
   void* const context = c->context;
-  for (size_t i = begin; run.take(i); ++i) fn(context, thread_index, i);
+  poolshim::core::Taker taker(run);
+  for (size_t i = begin; taker.take(i); ++i) fn(context, thread_index, i);
 }
 void run_1d_with_uarch(void* p, size_t, size_t begin, poolshim::core::Run& run) {
   auto* c = static_cast<Plain<pthreadpool_task_1d_with_id_t>*>(p);
   const auto fn = c->fn;
   void* const context = c->context;
   const uint32_t uarch = c->uarch;
-  for (size_t i = begin; run.take(i); ++i) fn(context, uarch, i);
+  poolshim::core::Taker taker(run);
+  for (size_t i = begin; taker.take(i); ++i) fn(context, uarch, i);
 }
 
 }  // namespace
