@@ -166,6 +166,7 @@ void set_bind_clause(unsigned flags) { me().bind_clause = flags & 7; }
 
 void end_team(Team* t) {
   team_cleanup(t);  // what a cancellation left behind (cancel.cpp)
+  task_queues_free(t);
   if (t->cg_added != 0) {
     unsigned long busy = t->cg->fetch_sub(t->cg_added, std::memory_order_relaxed);
     POOLSHIM_ASSERT(busy > t->cg_added);  // the group's outermost thread stays busy

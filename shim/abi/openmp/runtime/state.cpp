@@ -16,6 +16,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <type_traits>
+
 #include "abi/openmp/runtime/libgomp.h"
 #include "abi/openmp/runtime/state.h"
 #include "budget/budget.h"
@@ -218,12 +220,17 @@ unsigned nthreads_for_level(unsigned level, unsigned fallback) {
   return level < g_list_len ? g_list[level] : fallback;
 }
 
-ThreadState& me() {
+__thread ThreadState* t_me POOLSHIM_FAST_TLS = nullptr;
+// t_me stays valid for the thread's life, also while other thread-local destructors run.
+static_assert(std::is_trivially_destructible_v<ThreadState>, "t_state is never destroyed");
+
+ThreadState& me_first() {
   ThreadState& s = t_state;
   if (!s.icv_ready) {
     s.icv = global_icv();
     s.icv_ready = true;
   }
+  t_me = &s;  // icv_ready stays true: every later write of the state keeps it set
   return s;
 }
 

@@ -8,6 +8,8 @@
 #include <cstdint>
 
 #include "abi/openmp/runtime/places.h"
+#include "base/assert.h"
+#include "core/tls.h"
 
 namespace poolshim::abi::openmp::runtime {
 
@@ -47,7 +49,8 @@ struct TaskGroup {
   std::atomic<unsigned long> tasks{0};  // deferred tasks bound to it not yet complete
 };
 
-struct TaskNode;  // a deferred task (task_queue.cpp)
+struct TaskNode;   // a deferred task (task_queue.cpp)
+struct TaskQueue;  // a member's deferred tasks (task_queue.cpp)
 
 struct Team {
   unsigned n = 1;             // members
@@ -87,17 +90,13 @@ struct Team {
   // construct (reset by the last arrival at every team barrier); `cancel parallel` is
   // kBarCancelled in bar_gen, which releases every cancellable barrier's waiters.
   std::atomic<bool> ws_cancelled{false};
-  // Deferred tasks (task_queue.cpp): one FIFO queue under task_lock;
-  // task_pending counts the team's tasks not yet complete (queued, running, or detached and not
-  // yet fulfilled); task_event is the futex word every task wait sleeps on (bumped on each
-  // queued task, completed task and barrier release); task_inflight: completions still touching
-  // the team (its end waits for them).
+  // Deferred tasks (task_queue.cpp): a queue per member, made by the first task submitted
+  // (task_queues: t->n of them; freed by end_team); task_lock guards the dependences between
+  // tasks (task_depend.cpp); task_event is the futex word every task wait sleeps on (bumped
+  // when a task is queued or completes, or a barrier is released, while some waiter sleeps,
+  // counted in task_sleepers).
   Lock task_lock;
-  TaskNode* task_head = nullptr;
-  TaskNode* task_tail = nullptr;
-  std::atomic<unsigned long> task_queued{0};
-  std::atomic<unsigned long> task_pending{0};
-  std::atomic<unsigned> task_inflight{0};
+  std::atomic<TaskQueue*> task_queues{nullptr};
   std::atomic<uint32_t> task_event{0};
   std::atomic<uint32_t> task_sleepers{0};
   // Members that reached the region's end (region_member_end: the last one notifies).
@@ -161,8 +160,17 @@ inline bool nthreads_is_libgomps(const ThreadState& s) {
   return s.team == nullptr && !s.target_fallback;
 }
 
-ThreadState& me();  // the calling thread's state (ICVs from the globals on first use)
-Icv& icv();         // me().icv
+// The calling thread's state (ICVs from the globals on first use): me_first() sets them and
+// t_me, so that every later call reads one thread-local word inline (the task paths ask it a few
+// times per task).
+extern __thread ThreadState* t_me POOLSHIM_FAST_TLS;
+ThreadState& me_first();
+inline ThreadState& me() {
+  ThreadState* s = t_me;
+  POOLSHIM_ASSERT(s == nullptr || s->icv_ready);
+  return __builtin_expect(s != nullptr, 1) ? *s : me_first();
+}
+Icv& icv();  // me().icv
 const Icv& global_icv();
 // nthreads for a region at this nesting level (OMP_NUM_THREADS lists: one value per level).
 unsigned nthreads_for_level(unsigned level, unsigned fallback);
@@ -279,6 +287,8 @@ void task_undeferred_end(TaskNode* outer);
 void task_wait_group(TaskGroup* g);
 // omp_fulfill_event for a deferred task's event.
 void task_fulfill(TaskNode* node);
+// The end of a team (end_team): frees its task queues, once every member has left.
+void task_queues_free(Team* t);
 // GOMP_taskgroup_reduction_register (task_reduction.cpp).
 void taskgroup_reduction_register(uintptr_t* data);
 // A parallel region whose members' implicit tasks start in `taskgroup` (GOMP_parallel_reductions;

@@ -109,7 +109,7 @@ void depend_complete_locked(TaskNode* n) {
     bool waiter = s->waiter;  // a waiter may return once npred is 0: read it first
     unsigned left = s->npred.fetch_sub(1, std::memory_order_acq_rel);
     POOLSHIM_ASSERT(left > 0);  // each edge was counted once, when it was made
-    if (left == 1 && !waiter) queue_locked(n->team, s);
+    if (left == 1 && !waiter) queue_task(n->team, s);
   }
   n->nsucc = 0;
 }

@@ -37,6 +37,7 @@ struct TaskNode {
   char* arg = nullptr;  // its data, inside the node's allocation
   Team* team = nullptr;
   TaskNode* parent = nullptr;  // its encountering task's node
+  unsigned home = 0;           // the member that created it: its queue and counts (task_queue.cpp)
   TaskGroup* taskgroup = nullptr;
   bool final = false;
   bool copied = false;    // its data came from a copy function
@@ -67,8 +68,9 @@ struct TaskNode {
   bool waiter = false;
 };
 
-// task_queue.cpp: queues n in t (t->task_lock held); wakes t's task waiters.
-void queue_locked(Team* t, TaskNode* n);
+// task_queue.cpp: queues n in its home member's queue of t; wakes t's task waiters (those that
+// sleep).
+void queue_task(Team* t, TaskNode* n);
 void notify(Team* t);
 
 // Whether a and b name an address in common, the one or the other as out (task_depend.cpp).

@@ -1,16 +1,25 @@
-// Deferred tasks of the native runtime: a team's task queue, the task scheduling points that run
-// it (the team barrier, taskwait, the end of a taskgroup, a region's end) and task completion.
+// Deferred tasks of the native runtime: a team's task queues, the task scheduling points that run
+// them (the team barrier, taskwait, the end of a taskgroup, a region's end) and task completion.
 //
 // As libgomp (its task.c and team.c, read for the semantics, never copied): a task created in a
 // team of more than one (or of one, when detached), with a true if clause, not inside a final
-// task, while the team has at most 64 tasks per member pending, is deferred: its data is copied
-// into its node (with the copy function, else bytewise), it is bound to its encountering task (its
-// parent, whose taskwait waits for it) and to that task's innermost taskgroup, and queued in the
-// team (one FIFO under one lock; priorities are ignored, which the specification allows). Members
-// run queued tasks while they wait: in a barrier (any task; the barrier completes once every member
-// arrived and the team has no task left), in taskwait (the waiting task's children), at the end of
-// a taskgroup (the taskgroup's tasks) and at the end of the region (a team barrier: any, until
-// every member arrived and none is left). A
+// task, while its creator has at most 64 tasks per member pending (kBoundMembers), is deferred:
+// its data is copied into its node (with the copy function, else bytewise), it is bound to its
+// encountering task (its parent, whose taskwait waits for it) and to that task's innermost
+// taskgroup, and queued in its creator's queue (below; priorities are ignored, which the
+// specification allows). Members run queued tasks while they wait: in a barrier (any task; the
+// barrier completes once every member arrived and the team has no task left), in taskwait (the
+// waiting task's children), at the end of a taskgroup (the taskgroup's tasks) and at the end of
+// the region (a team barrier: any, until every member arrived and none is left).
+//
+// One queue per member, not one per team: a task is charged to the member that created it (its
+// `home`), queued there, and counted there (created when queued, completed by whoever completes
+// it). A member looks in its own queue first and then in the others', oldest first for any task,
+// newest first for a wait's own tasks. So a member that creates tasks and runs them itself (a
+// task's children, run by its taskwait) touches only its own queue's line, and a team whose one
+// member creates tasks for the others (a master creating tasks) shares only that member's queue,
+// where the team's single queue made every creation, every take and every completion of every
+// member a miss on one line for all the others (docs/openmp.md, "Tasks: a queue per member"). A
 // task with depend clauses is queued once the earlier siblings it depends on are complete
 // (task_depend.cpp keeps the edges; the completion of a predecessor queues it). A detached task
 // is complete once its body returned and its event (its node) was fulfilled, by any thread.
@@ -55,7 +64,68 @@ namespace poolshim::abi::openmp::runtime {
 
 namespace {
 
-constexpr unsigned long kPendingPerMember = 64;  // libgomp's bound before tasks run undeferred
+// libgomp's bound before tasks run undeferred: 64 pending per member of the team. The shim counts
+// each creator's own pending tasks against 64 per member of a team of up to kBoundMembers (the
+// same bound as libgomp's while one member creates the tasks), so that a creation reads its own
+// line only; wider teams stop at kBoundMembers' worth, so that every member creating at once
+// keeps as many waiting as LLVM's libomp at most (256 per thread; docs/openmp.md, "Differences").
+constexpr unsigned long kPendingPerMember = 64;
+constexpr unsigned kBoundMembers = 8;
+
+}  // namespace
+
+// One member's share of its team's deferred tasks, on a line of its own. created and completed
+// only grow (a task is counted in created when it is submitted and in completed when it is
+// complete, both in its home's queue), so a reader that sums every member's completed before
+// every member's created never sees fewer tasks pending than there were when it started reading
+// the created counts (pending_in()).
+struct alignas(64) TaskQueue {
+  Lock lock;                 // head, tail and the links of the nodes in it
+  TaskNode* head = nullptr;  // oldest
+  TaskNode* tail = nullptr;  // newest
+  // Nodes in it: written under the lock (a plain load and store), read without it.
+  std::atomic<unsigned long> queued{0};
+  // Tasks charged to this member, ever: written by the member alone (task_submit), so a plain
+  // load and store; read by anyone.
+  std::atomic<unsigned long> created{0};
+  std::atomic<unsigned long> completed{0};  // ... that are complete (by whoever completes them)
+  std::atomic<unsigned> inflight{0};        // completions of its tasks still touching the team
+};
+
+namespace {
+
+// The team's queues, made by the first task submitted in it (nullptr before).
+TaskQueue* queues_of(const Team* t) { return t->task_queues.load(std::memory_order_acquire); }
+
+TaskQueue* make_queues(Team* t) {
+  TaskQueue* qs = queues_of(t);
+  if (qs != nullptr) return qs;
+  void* mem = xaligned_alloc(alignof(TaskQueue), sizeof(TaskQueue) * t->n);
+  TaskQueue* fresh = static_cast<TaskQueue*>(mem);
+  for (unsigned i = 0; i < t->n; ++i) new (&fresh[i]) TaskQueue;
+  if (t->task_queues.compare_exchange_strong(qs, fresh, std::memory_order_acq_rel,
+                                             std::memory_order_acquire))
+    return fresh;
+  free(mem);  // another member made them first (TaskQueue is trivially destructible)
+  return qs;
+}
+
+// Tasks charged to the team and not complete (every completed count read before every created
+// count: see TaskQueue).
+unsigned long pending_in(const Team* t) {
+  const TaskQueue* qs = queues_of(t);
+  if (qs == nullptr) return 0;
+  unsigned long completed = 0, created = 0;
+  for (unsigned i = 0; i < t->n; ++i) completed += qs[i].completed.load(std::memory_order_acquire);
+  for (unsigned i = 0; i < t->n; ++i) created += qs[i].created.load(std::memory_order_acquire);
+  return created - completed;
+}
+
+// Tasks charged to q's member and not complete (a creator's own line: task_deferrable).
+unsigned long pending_of(const TaskQueue& q) {
+  const unsigned long completed = q.completed.load(std::memory_order_acquire);
+  return q.created.load(std::memory_order_relaxed) - completed;
+}
 
 void release(TaskNode* n) {
   if (n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
@@ -68,7 +138,8 @@ void complete(TaskNode* n) {
   Team* t = n->team;
   TaskNode* parent = n->parent;
   TaskGroup* g = n->taskgroup;
-  t->task_inflight.fetch_add(1, std::memory_order_acq_rel);
+  TaskQueue& home = queues_of(t)[n->home];
+  home.inflight.fetch_add(1, std::memory_order_acq_rel);
   if (n->deps != nullptr) {  // its successors may start (task_depend.cpp)
     t->task_lock.lock();
     depend_complete_locked(n);
@@ -80,10 +151,11 @@ void complete(TaskNode* n) {
   }
   release(n);
   release(parent);  // an implicit task's node never reaches 0 here (its owner frees it)
-  unsigned long pending = t->task_pending.fetch_sub(1, std::memory_order_acq_rel);
-  POOLSHIM_ASSERT(pending > 0);  // the team counted this task when it was created
+  const unsigned long done = home.completed.fetch_add(1, std::memory_order_acq_rel);
+  POOLSHIM_ASSERT(done < home.created.load(std::memory_order_acquire));  // created, then done
+  (void)done;
   notify(t);
-  t->task_inflight.fetch_sub(1, std::memory_order_release);
+  home.inflight.fetch_sub(1, std::memory_order_release);
 }
 
 void end_hold(TaskNode* n) {
@@ -113,44 +185,79 @@ void run(TaskNode* n) {
   end_hold(n);
 }
 
-// Any queued task (barriers, a region's end): taken oldest first, the queue's FIFO order.
+// Any queued task (barriers, a region's end): taken oldest first, each queue's FIFO order.
 struct AnyTask {
   bool operator()(const TaskNode*) const { return true; }
 };
 constexpr AnyTask any{};
 
-// A queued task that pick accepts, taken off the queue; nullptr if none. AnyTask takes the
-// oldest; any other pick (a taskwait's children, a taskgroup's tasks, a dependence) scans from
-// the newest, as libgomp runs a parent's children newest first: what such a wait wants was
-// queued by it just now, behind the team's older tasks, and the scan holds the team's lock.
+// A node of queue q that pick accepts (q's lock held): AnyTask's is the oldest; any other pick's
+// (a taskwait's children, a taskgroup's tasks, a dependence) is scanned for from the newest, as
+// libgomp runs a parent's children newest first: what such a wait wants was queued by it just
+// now, behind the older tasks.
 template <typename Pick>
-TaskNode* take(Team* t, Pick pick) {
+TaskNode* find_locked(const TaskQueue& q, Pick pick) {
   constexpr bool kOldestFirst = std::is_same_v<Pick, AnyTask>;
-  if (t->task_queued.load(std::memory_order_acquire) == 0) return nullptr;
-  t->task_lock.lock();
-  TaskNode* n = kOldestFirst ? t->task_head : t->task_tail;
+  TaskNode* n = kOldestFirst ? q.head : q.tail;
   while (n != nullptr && !pick(n)) n = kOldestFirst ? n->next : n->prev;
-  if (n != nullptr) {
-    (n->prev != nullptr ? n->prev->next : t->task_head) = n->next;
-    (n->next != nullptr ? n->next->prev : t->task_tail) = n->prev;
-    n->prev = n->next = nullptr;
-    t->task_queued.fetch_sub(1, std::memory_order_relaxed);
-  }
-  t->task_lock.unlock();
   return n;
+}
+
+// A queued task that pick accepts, taken off its queue; nullptr if none. Member `mine`'s queue is
+// looked at first (its own tasks: a taskwait's children are there), then the others' in turn.
+template <typename Pick>
+TaskNode* take(Team* t, unsigned mine, Pick pick) {
+  TaskQueue* qs = queues_of(t);
+  if (qs == nullptr) return nullptr;
+  for (unsigned k = 0; k < t->n; ++k) {
+    unsigned j = mine + k < t->n ? mine + k : mine + k - t->n;
+    TaskQueue& q = qs[j];
+    if (q.queued.load(std::memory_order_acquire) == 0) continue;
+    q.lock.lock();
+    TaskNode* n = find_locked(q, pick);
+    if (n != nullptr) {
+      (n->prev != nullptr ? n->prev->next : q.head) = n->next;
+      (n->next != nullptr ? n->next->prev : q.tail) = n->prev;
+      n->prev = n->next = nullptr;
+      q.queued.store(q.queued.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+    }
+    q.lock.unlock();
+    if (n != nullptr) return n;
+  }
+  return nullptr;
+}
+
+// Whether some queue holds a task pick accepts (a waiter's last look before it sleeps).
+template <typename Pick>
+bool any_queued(Team* t, Pick pick) {
+  TaskQueue* qs = queues_of(t);
+  if (qs == nullptr) return false;
+  for (unsigned j = 0; j < t->n; ++j) {
+    TaskQueue& q = qs[j];
+    if (q.queued.load(std::memory_order_acquire) == 0) continue;
+    q.lock.lock();
+    const bool found = find_locked(q, pick) != nullptr;
+    q.lock.unlock();
+    if (found) return true;
+  }
+  return false;
 }
 
 // Runs the tasks pick accepts until done() holds; spins as the pool's idle workers do, by time
 // (wait_spin_ns(): wait::kSpinNs, 0 with OMP_WAIT_POLICY=passive; the clock every
 // wait::kClockPauses pauses), running any task that comes meanwhile, then sleeps on the team's
-// task_event (core/wait.h's sleep_on, counted in task_sleepers).
+// task_event (core/wait.h's sleep_on, counted in task_sleepers). notify() bumps the event only
+// while somebody sleeps, so the sleeper's last look, once counted, asks both what it waits for
+// and whether a task it could run is queued: either that look sees the waker's change, or the
+// waker sees the sleeper counted and bumps the event it read before (core/wait.h).
 template <typename Done, typename Pick>
 void wait_until(Team* t, Done done, Pick pick) {
+  const unsigned mine = me().num;
   long deadline = 0;
   for (unsigned i = 1;; ++i) {
     uint32_t e = t->task_event.load(std::memory_order_acquire);
     if (done()) return;
-    if (TaskNode* n = take(t, pick)) {
+    if (TaskNode* n = take(t, mine, pick)) {
       run(n);
       deadline = 0;
       continue;
@@ -160,9 +267,12 @@ void wait_until(Team* t, Done done, Pick pick) {
     long now = base::now_ns();
     if (deadline == 0) deadline = now + wait_spin_ns();
     if (now < deadline) continue;
-    // done() is asked again once counted as a sleeper: a waker whose change needs no task run
-    // may then skip notify() while nobody sleeps (region_member_end's last arrival).
-    core::wait::sleep_on(t->task_event, e, core::wait::SleepCount{t->task_sleepers}, done, [] {});
+    auto stay_awake = [&] {
+      std::atomic_thread_fence(std::memory_order_seq_cst);  // the count, then the last look
+      return done() || any_queued(t, pick);
+    };
+    core::wait::sleep_on(t->task_event, e, core::wait::SleepCount{t->task_sleepers}, stay_awake,
+                         [] {});
   }
 }
 
@@ -179,27 +289,38 @@ TaskNode* implicit_node() {
 
 }  // namespace
 
-// Something a task wait may be waiting for changed.
+// Something a task wait may be waiting for changed: the waiters are woken, when any sleeps. The
+// fence orders the change before the read of the sleepers' count (wait_until's sleepers count
+// themselves, fence, then look again: either the look sees the change or this read sees them).
+// Without it (the changes made seq_cst read-modify-writes instead) the figures were the same.
 void notify(Team* t) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (t->task_sleepers.load(std::memory_order_relaxed) == 0) return;
   t->task_event.fetch_add(1, std::memory_order_seq_cst);
-  if (t->task_sleepers.load(std::memory_order_seq_cst) != 0)
-    core::futex_wake(&t->task_event, INT_MAX);
+  core::futex_wake(&t->task_event, INT_MAX);
 }
 
-void queue_locked(Team* t, TaskNode* n) {
+void queue_task(Team* t, TaskNode* n) {
   POOLSHIM_ASSERT(n->prev == nullptr && n->next == nullptr);  // a task is queued once
-  n->prev = t->task_tail;
-  (t->task_tail != nullptr ? t->task_tail->next : t->task_head) = n;
-  t->task_tail = n;
-  t->task_queued.fetch_add(1, std::memory_order_release);
+  TaskQueue& q = queues_of(t)[n->home];
+  q.lock.lock();
+  n->prev = q.tail;
+  (q.tail != nullptr ? q.tail->next : q.head) = n;
+  q.tail = n;
+  q.queued.store(q.queued.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  q.lock.unlock();
 }
 
 bool task_deferrable(unsigned long extra, bool detached) {
   if (!POOLSHIM_OPENMP_DEFERRED_TASKS) return false;
   const ThreadState& s = me();
   const Team* t = s.team;
-  return t != nullptr && (t->n > 1 || detached) && !s.in_final &&
-         t->task_pending.load(std::memory_order_relaxed) + extra <= kPendingPerMember * t->n;
+  if (t == nullptr || !(t->n > 1 || detached) || s.in_final) return false;
+  // libgomp's bound, 64 pending tasks per member, read on the creator's own line while its own
+  // tasks are within its share; a creator above it sums the team's.
+  const TaskQueue* qs = queues_of(t);
+  const unsigned long own = qs != nullptr ? pending_of(qs[s.num]) : 0;
+  return own + extra <= kPendingPerMember * (t->n < kBoundMembers ? t->n : kBoundMembers);
 }
 
 TaskNode* task_alloc(void (*fn)(void*), long arg_size, long arg_align, bool detach, char** arg) {
@@ -219,7 +340,9 @@ TaskNode* task_alloc(void (*fn)(void*), long arg_size, long arg_align, bool deta
 void task_submit(TaskNode* n, bool final, bool copied, void** depend) {
   ThreadState& s = me();
   Team* t = s.team;
+  POOLSHIM_ASSERT(s.num < t->n);  // the creator is a member of its team
   n->team = t;
+  n->home = s.num;
   n->final = final;
   n->copied = copied;
   n->taskgroup = s.taskgroup;
@@ -228,12 +351,19 @@ void task_submit(TaskNode* n, bool final, bool copied, void** depend) {
   n->parent = parent;
   parent->refs.fetch_add(1, std::memory_order_relaxed);
   if (n->taskgroup != nullptr) n->taskgroup->tasks.fetch_add(1, std::memory_order_relaxed);
-  t->task_pending.fetch_add(1, std::memory_order_acq_rel);
-  if (depend != nullptr) n->deps = depend_parse(depend, &n->ndeps);
-  t->task_lock.lock();
-  // With dependences on siblings not yet complete, the last of them queues it (task_depend.cpp).
-  if (n->deps == nullptr || depend_register_locked(parent, n, true) == 0) queue_locked(t, n);
-  t->task_lock.unlock();
+  std::atomic<unsigned long>& created = make_queues(t)[n->home].created;
+  created.store(created.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  if (depend != nullptr) {
+    n->deps = depend_parse(depend, &n->ndeps);
+    t->task_lock.lock();
+    // With dependences on siblings not yet complete, the last of them queues it
+    // (task_depend.cpp).
+    const bool ready = depend_register_locked(parent, n, true) == 0;
+    if (ready) queue_task(t, n);
+    t->task_lock.unlock();
+  } else {
+    queue_task(t, n);
+  }
   notify(t);
 }
 
@@ -303,23 +433,22 @@ void region_member_end() {
   // can run (its own waits run only their own tasks: a taskgroup's end waits for a task that
   // depends on one outside the taskgroup, libgomp's depend-3.c).
   const unsigned all = t->n;
-  // The last arrival wakes sleepers only: a waiter raises task_sleepers before it asks done()
-  // again (wait_until), and this reads it after its increment (both seq_cst).
-  if (t->end_arrived.fetch_add(1, std::memory_order_seq_cst) + 1 == all &&
-      t->task_sleepers.load(std::memory_order_seq_cst) != 0)
-    notify(t);
+  // The last arrival wakes the sleepers (notify() wakes only when some sleep).
+  if (t->end_arrived.fetch_add(1, std::memory_order_seq_cst) + 1 == all) notify(t);
   auto done = [t, all] {
-    return t->end_arrived.load(std::memory_order_acquire) == all &&
-           t->task_pending.load(std::memory_order_acquire) == 0;
+    return t->end_arrived.load(std::memory_order_acquire) == all && pending_in(t) == 0;
   };
   if (!done()) wait_until(t, done, any);
-  // A completion's last steps (its notify) follow its decrement of task_pending: brief, and
-  // not notified, so spun on.
-  for (unsigned i = 1; t->task_inflight.load(std::memory_order_acquire) != 0; ++i)
-    if ((i & 1023) == 0)
-      sched_yield();
-    else
-      core::cpu_relax();
+  // A completion's last steps (its notify) follow its count in completed: brief, and not
+  // notified, so spun on. Each is counted in its home's inflight before its completed count.
+  if (const TaskQueue* qs = queues_of(t)) {
+    for (unsigned j = 0; j < t->n; ++j)
+      for (unsigned i = 1; qs[j].inflight.load(std::memory_order_acquire) != 0; ++i)
+        if ((i & 1023) == 0)
+          sched_yield();
+        else
+          core::cpu_relax();
+  }
   if (s.node != nullptr && s.node->implicit) {
     s.node->~TaskNode();
     free(s.node);
@@ -344,9 +473,7 @@ bool barrier_wait(Team* t, bool cancellable) {
     if (((g ^ gen) & ~kBarCancelled) != 0) return true;
     if (cancellable && (g & kBarCancelled) != 0) return cancelled = true;
     uint32_t all = t->n;
-    if (t->bar_arrived.load(std::memory_order_acquire) != all ||
-        t->task_pending.load(std::memory_order_acquire) != 0)
-      return false;
+    if (t->bar_arrived.load(std::memory_order_acquire) != all || pending_in(t) != 0) return false;
     if (!t->bar_arrived.compare_exchange_strong(all, 0, std::memory_order_acq_rel)) return false;
     g = t->bar_gen.load(std::memory_order_relaxed);
     while (!t->bar_gen.compare_exchange_weak(g, (g & kBarCancelled) | ((g + 1) & ~kBarCancelled),
@@ -361,9 +488,9 @@ bool barrier_wait(Team* t, bool cancellable) {
 
 // A team of 1's barrier: its deferred tasks (detached ones: task_deferrable) complete first.
 void run_pending_alone(Team* t) {
-  if (t->task_pending.load(std::memory_order_acquire) != 0)
+  if (pending_in(t) != 0)
     wait_until(
-        t, [t] { return t->task_pending.load(std::memory_order_acquire) == 0; }, any);
+        t, [t] { return pending_in(t) == 0; }, any);
 }
 
 }  // namespace
@@ -388,6 +515,18 @@ bool team_barrier_cancel() {
   run_pending_alone(t);
   t->ws_cancelled.store(false, std::memory_order_relaxed);  // the last (only) arrival
   return false;
+}
+
+void task_queues_free(Team* t) {
+  TaskQueue* qs = t->task_queues.load(std::memory_order_acquire);
+  if (qs == nullptr) return;
+  for (unsigned j = 0; j < t->n; ++j)  // every member left: every task complete, none running
+    POOLSHIM_ASSERT(qs[j].queued.load(std::memory_order_relaxed) == 0 &&
+                    qs[j].inflight.load(std::memory_order_relaxed) == 0 &&
+                    qs[j].created.load(std::memory_order_relaxed) ==
+                        qs[j].completed.load(std::memory_order_relaxed));
+  t->task_queues.store(nullptr, std::memory_order_relaxed);
+  free(qs);
 }
 
 void team_cancel(Team* t) {
