@@ -316,8 +316,7 @@ bool task_deferrable(unsigned long extra, bool detached) {
   const ThreadState& s = me();
   const Team* t = s.team;
   if (t == nullptr || !(t->n > 1 || detached) || s.in_final) return false;
-  // libgomp's bound, 64 pending tasks per member, read on the creator's own line while its own
-  // tasks are within its share; a creator above it sums the team's.
+  // libgomp's bound on the creator's own pending tasks (kBoundMembers): its own line only.
   const TaskQueue* qs = queues_of(t);
   const unsigned long own = qs != nullptr ? pending_of(qs[s.num]) : 0;
   return own + extra <= kPendingPerMember * (t->n < kBoundMembers ? t->n : kBoundMembers);
