@@ -9,7 +9,7 @@
 //   barrier: every cancellable barrier (GOMP_barrier_cancel, GOMP_loop_end_cancel,
 //   GOMP_sections_end_cancel) returns true from then on, waiters included; taskgroup and
 //   parallel cancellation points return true; tasks are discarded, and queued ones that have
-//   not started do not start (task_queue.cpp, where the barrier is).
+//   not started do not start (task_queue.cpp; the barrier is team_barrier.cpp's).
 // The compiler branches to the end of the construct on true.
 #include <pthread.h>
 #include <strings.h>
@@ -97,7 +97,7 @@ bool psn_GOMP_cancel(int which, bool do_cancel) {
   }
   (void)kCancelParallel;
   if (t == nullptr) return true;  // libgomp would crash: an orphaned `cancel parallel`
-  team_cancel(t);                 // kBarCancelled, and the team's waiters woken (task_queue.cpp)
+  team_cancel(t);                 // kBarCancelled, and the team's waiters woken (team_barrier.cpp)
   return true;
 }
 

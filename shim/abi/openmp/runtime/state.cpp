@@ -1,5 +1,5 @@
 // The native runtime's thread state and ICVs (state.h; the team barrier is in
-// task_queue.cpp, with the tasks its members run).
+// team_barrier.cpp, with the tasks its members run: task_wait.h).
 //
 // ICVs as libgomp reads them (its env.c, read for the rules, never copied): OMP_NUM_THREADS is
 // a list, one value per nesting level, its first value nthreads-var (default: the shim's

@@ -50,7 +50,7 @@ struct TaskGroup {
 };
 
 struct TaskNode;   // a deferred task (task_queue.cpp)
-struct TaskQueue;  // a member's deferred tasks (task_queue.cpp)
+struct TaskQueue;  // a member's deferred tasks (task_wait.h)
 
 struct Team {
   unsigned n = 1;             // members
@@ -62,7 +62,7 @@ struct Team {
   void* data = nullptr;
   Icv member_icv;  // each member's ICVs at the start (libgomp: the creator's copy)
   // Barrier: arrivals in this generation; the generation (kBarCancelled: the team was
-  // cancelled). Written by members; waiters sleep on task_event (task_queue.cpp).
+  // cancelled). Written by members; waiters sleep on task_event (team_barrier.cpp).
   std::atomic<uint32_t> bar_arrived{0};
   std::atomic<uint32_t> bar_gen{0};
   // Worksharing constructs in flight, by sequence number (under ws_lock).
@@ -181,10 +181,11 @@ int bind_for_level(unsigned level, int inherited);
 
 // A barrier over the calling member's team (nothing for a team of 1); members waiting in it run
 // the team's queued tasks, and it completes once every member arrived and the team has no task
-// left (task_queue.cpp). The last arrival clears the team's ws_cancelled.
+// left (team_barrier.cpp). The last arrival clears the team's ws_cancelled.
 void team_barrier();
 // The end of the calling member's part of a region: a team barrier that runs the team's tasks
-// until every member arrived and none is left (task_queue.cpp). Called before it leaves the team.
+// until every member arrived and none is left (team_barrier.cpp). Called before it leaves the
+// team.
 void region_member_end();
 // OMP_DISPLAY_AFFINITY (affinity_display.cpp): each thread shows its affinity when it changes.
 bool display_affinity_var();
@@ -196,11 +197,11 @@ long wait_spin_ns();
 // contention group what the region's size took from it.
 void end_team(Team* t);
 // A cancellable barrier (GOMP_barrier_cancel, the *_end_cancel ends): true when the region was
-// cancelled, before or while waiting (task_queue.cpp, with team_barrier; its callers in
+// cancelled, before or while waiting (team_barrier.cpp, with team_barrier; its callers in
 // cancel.cpp). Its waiters run queued tasks too.
 bool team_barrier_cancel();
 // `cancel parallel` (cancel.cpp): sets kBarCancelled in t's barrier generation and wakes
-// every waiter of the team (they sleep on its task_event: task_queue.cpp).
+// every waiter of the team (they sleep on its task_event: team_barrier.cpp).
 void team_cancel(Team* t);
 
 // Cancellation (cancel.cpp): cancel-var (OMP_CANCELLATION); whether a task met now is

@@ -1,5 +1,5 @@
 // Deferred tasks of the native runtime: a team's task queues, the task scheduling points that run
-// them (the team barrier, taskwait, the end of a taskgroup, a region's end) and task completion.
+// them (taskwait, the end of a taskgroup; the barriers are team_barrier.cpp's) and task completion.
 //
 // As libgomp (its task.c and team.c, read for the semantics, never copied): a task created in a
 // team of more than one (or of one, when detached), with a true if clause, not inside a final
@@ -31,28 +31,19 @@
 // Cancellation (cancel.cpp decides it, as libgomp): a queued task that has not started
 // when its team was cancelled (`cancel parallel`) or its taskgroup was is taken off the queue
 // and completed without running, unless its data was copy-constructed (libgomp's
-// copy_ctors_done). The barrier is here too, with its cancellable form: `cancel parallel` sets
-// kBarCancelled in the team's bar_gen and wakes the team (team_cancel); cancellable waiters then
-// leave with true and later cancellable arrivals return at once, as libgomp's; plain waiters
-// leave only when the generation proper moves. The last member to arrive clears the team's
-// ws_cancelled (libgomp: at every team barrier).
+// copy_ctors_done). The team barrier and the region's end, which run tasks too, are in
+// team_barrier.cpp; the queues and the wait that both use, in task_wait.h.
 #include <limits.h>
-#include <sched.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include <new>
-#include <type_traits>
 
 #include "abi/openmp/runtime/state.h"
 #include "abi/openmp/runtime/task_node.h"
+#include "abi/openmp/runtime/task_wait.h"
 #include "abi/openmp/runtime/xmalloc.h"
 #include "base/assert.h"
-#include "base/clock.h"
 #include "core/futex.h"
-#include "core/wait.h"
-#include "core/workers.h"
 
 // 0 at compile time (-DPOOLSHIM_OPENMP_DEFERRED_TASKS=0): every task undeferred, as before
 // deferred tasks (for comparisons; the scheduling points then find nothing queued).
@@ -72,31 +63,6 @@ namespace {
 constexpr unsigned long kPendingPerMember = 64;
 constexpr unsigned kBoundMembers = 8;
 
-}  // namespace
-
-// One member's share of its team's deferred tasks, on a line of its own. created and completed
-// only grow (a task is counted in created when it is submitted and in completed when it is
-// complete, both in its home's queue), so a reader that sums every member's completed before
-// every member's created never sees fewer tasks pending than there were when it started reading
-// the created counts (pending_in()).
-struct alignas(64) TaskQueue {
-  Lock lock;                 // head, tail and the links of the nodes in it
-  TaskNode* head = nullptr;  // oldest
-  TaskNode* tail = nullptr;  // newest
-  // Nodes in it: written under the lock (a plain load and store), read without it.
-  std::atomic<unsigned long> queued{0};
-  // Tasks charged to this member, ever: written by the member alone (task_submit), so a plain
-  // load and store; read by anyone.
-  std::atomic<unsigned long> created{0};
-  std::atomic<unsigned long> completed{0};  // ... that are complete (by whoever completes them)
-  std::atomic<unsigned> inflight{0};        // completions of its tasks still touching the team
-};
-
-namespace {
-
-// The team's queues, made by the first task submitted in it (nullptr before).
-TaskQueue* queues_of(const Team* t) { return t->task_queues.load(std::memory_order_acquire); }
-
 TaskQueue* make_queues(Team* t) {
   TaskQueue* qs = queues_of(t);
   if (qs != nullptr) return qs;
@@ -108,17 +74,6 @@ TaskQueue* make_queues(Team* t) {
     return fresh;
   free(mem);  // another member made them first (TaskQueue is trivially destructible)
   return qs;
-}
-
-// Tasks charged to the team and not complete (every completed count read before every created
-// count: see TaskQueue).
-unsigned long pending_in(const Team* t) {
-  const TaskQueue* qs = queues_of(t);
-  if (qs == nullptr) return 0;
-  unsigned long completed = 0, created = 0;
-  for (unsigned i = 0; i < t->n; ++i) completed += qs[i].completed.load(std::memory_order_acquire);
-  for (unsigned i = 0; i < t->n; ++i) created += qs[i].created.load(std::memory_order_acquire);
-  return created - completed;
 }
 
 // Tasks charged to q's member and not complete (a creator's own line: task_deferrable).
@@ -162,7 +117,20 @@ void end_hold(TaskNode* n) {
   if (n->holds.fetch_sub(1, std::memory_order_acq_rel) == 1) complete(n);
 }
 
-void run(TaskNode* n) {
+TaskNode* implicit_node() {
+  ThreadState& s = me();
+  if (s.node == nullptr) {
+    void* mem = xmalloc(sizeof(TaskNode));
+    s.node = new (mem) TaskNode;
+    s.node->implicit = true;
+    s.node->team = s.team;
+  }
+  return s.node;
+}
+
+}  // namespace
+
+void run_task(TaskNode* n) {
   ThreadState& s = me();
   TaskGroup* taskgroup = s.taskgroup;
   bool in_final = s.in_final;
@@ -184,110 +152,6 @@ void run(TaskNode* n) {
   s.icv = icv;
   end_hold(n);
 }
-
-// Any queued task (barriers, a region's end): taken oldest first, each queue's FIFO order.
-struct AnyTask {
-  bool operator()(const TaskNode*) const { return true; }
-};
-constexpr AnyTask any{};
-
-// A node of queue q that pick accepts (q's lock held): AnyTask's is the oldest; any other pick's
-// (a taskwait's children, a taskgroup's tasks, a dependence) is scanned for from the newest, as
-// libgomp runs a parent's children newest first: what such a wait wants was queued by it just
-// now, behind the older tasks.
-template <typename Pick>
-TaskNode* find_locked(const TaskQueue& q, Pick pick) {
-  constexpr bool kOldestFirst = std::is_same_v<Pick, AnyTask>;
-  TaskNode* n = kOldestFirst ? q.head : q.tail;
-  while (n != nullptr && !pick(n)) n = kOldestFirst ? n->next : n->prev;
-  return n;
-}
-
-// A queued task that pick accepts, taken off its queue; nullptr if none. Member `mine`'s queue is
-// looked at first (its own tasks: a taskwait's children are there), then the others' in turn.
-template <typename Pick>
-TaskNode* take(Team* t, unsigned mine, Pick pick) {
-  TaskQueue* qs = queues_of(t);
-  if (qs == nullptr) return nullptr;
-  for (unsigned k = 0; k < t->n; ++k) {
-    unsigned j = mine + k < t->n ? mine + k : mine + k - t->n;
-    TaskQueue& q = qs[j];
-    if (q.queued.load(std::memory_order_acquire) == 0) continue;
-    q.lock.lock();
-    TaskNode* n = find_locked(q, pick);
-    if (n != nullptr) {
-      (n->prev != nullptr ? n->prev->next : q.head) = n->next;
-      (n->next != nullptr ? n->next->prev : q.tail) = n->prev;
-      n->prev = n->next = nullptr;
-      q.queued.store(q.queued.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
-    }
-    q.lock.unlock();
-    if (n != nullptr) return n;
-  }
-  return nullptr;
-}
-
-// Whether some queue holds a task pick accepts (a waiter's last look before it sleeps).
-template <typename Pick>
-bool any_queued(Team* t, Pick pick) {
-  TaskQueue* qs = queues_of(t);
-  if (qs == nullptr) return false;
-  for (unsigned j = 0; j < t->n; ++j) {
-    TaskQueue& q = qs[j];
-    if (q.queued.load(std::memory_order_acquire) == 0) continue;
-    q.lock.lock();
-    const bool found = find_locked(q, pick) != nullptr;
-    q.lock.unlock();
-    if (found) return true;
-  }
-  return false;
-}
-
-// Runs the tasks pick accepts until done() holds; spins as the pool's idle workers do, by time
-// (wait_spin_ns(): wait::kSpinNs, 0 with OMP_WAIT_POLICY=passive; the clock every
-// wait::kClockPauses pauses), running any task that comes meanwhile, then sleeps on the team's
-// task_event (core/wait.h's sleep_on, counted in task_sleepers). notify() bumps the event only
-// while somebody sleeps, so the sleeper's last look, once counted, asks both what it waits for
-// and whether a task it could run is queued: either that look sees the waker's change, or the
-// waker sees the sleeper counted and bumps the event it read before (core/wait.h).
-template <typename Done, typename Pick>
-void wait_until(Team* t, Done done, Pick pick) {
-  const unsigned mine = me().num;
-  long deadline = 0;
-  for (unsigned i = 1;; ++i) {
-    uint32_t e = t->task_event.load(std::memory_order_acquire);
-    if (done()) return;
-    if (TaskNode* n = take(t, mine, pick)) {
-      run(n);
-      deadline = 0;
-      continue;
-    }
-    core::cpu_relax();
-    if (i % core::wait::kClockPauses != 0) continue;
-    long now = base::now_ns();
-    if (deadline == 0) deadline = now + wait_spin_ns();
-    if (now < deadline) continue;
-    auto stay_awake = [&] {
-      std::atomic_thread_fence(std::memory_order_seq_cst);  // the count, then the last look
-      return done() || any_queued(t, pick);
-    };
-    core::wait::sleep_on(t->task_event, e, core::wait::SleepCount{t->task_sleepers}, stay_awake,
-                         [] {});
-  }
-}
-
-TaskNode* implicit_node() {
-  ThreadState& s = me();
-  if (s.node == nullptr) {
-    void* mem = xmalloc(sizeof(TaskNode));
-    s.node = new (mem) TaskNode;
-    s.node->implicit = true;
-    s.node->team = s.team;
-  }
-  return s.node;
-}
-
-}  // namespace
 
 // Something a task wait may be waiting for changed: the waiters are woken, when any sleeps. The
 // fence orders the change before the read of the sleepers' count (wait_until's sleepers count
@@ -422,100 +286,6 @@ void task_wait_group(TaskGroup* g) {
 
 void task_fulfill(TaskNode* n) { end_hold(n); }
 
-void region_member_end() {
-  ThreadState& s = me();
-  Team* t = s.team;
-  if (t == nullptr) return;
-  // The region's end is a team barrier, as libgomp's: a member leaves once every member has
-  // arrived and the team has no task left, running tasks meanwhile. Leaving when no task is
-  // pending is not enough: a member still in the body may create tasks that only another member
-  // can run (its own waits run only their own tasks: a taskgroup's end waits for a task that
-  // depends on one outside the taskgroup, libgomp's depend-3.c).
-  const unsigned all = t->n;
-  // The last arrival wakes the sleepers (notify() wakes only when some sleep).
-  if (t->end_arrived.fetch_add(1, std::memory_order_seq_cst) + 1 == all) notify(t);
-  auto done = [t, all] {
-    return t->end_arrived.load(std::memory_order_acquire) == all && pending_in(t) == 0;
-  };
-  if (!done()) wait_until(t, done, any);
-  // A completion's last steps (its notify) follow its count in completed: brief, and not
-  // notified, so spun on. Each is counted in its home's inflight before its completed count.
-  if (const TaskQueue* qs = queues_of(t)) {
-    for (unsigned j = 0; j < t->n; ++j)
-      for (unsigned i = 1; qs[j].inflight.load(std::memory_order_acquire) != 0; ++i)
-        if ((i & 1023) == 0)
-          sched_yield();
-        else
-          core::cpu_relax();
-  }
-  if (s.node != nullptr && s.node->implicit) {
-    s.node->~TaskNode();
-    free(s.node);
-  }
-  s.node = nullptr;
-}
-
-namespace {
-
-// Central barrier: every member counts itself in (the last one clears ws_cancelled); whichever
-// member then sees all arrived and no task left resets the count (one wins the exchange) and
-// bumps the generation, kBarCancelled kept. Cancellable: true when the team was cancelled,
-// before the call (at once) or while waiting (the waiter leaves, queued tasks or not).
-bool barrier_wait(Team* t, bool cancellable) {
-  uint32_t gen = t->bar_gen.load(std::memory_order_acquire);
-  if (cancellable && (gen & kBarCancelled) != 0) return true;
-  if (t->bar_arrived.fetch_add(1, std::memory_order_acq_rel) == t->n - 1)
-    t->ws_cancelled.store(false, std::memory_order_relaxed);  // libgomp: every team barrier
-  bool cancelled = false;
-  auto released = [t, gen, cancellable, &cancelled] {
-    uint32_t g = t->bar_gen.load(std::memory_order_acquire);
-    if (((g ^ gen) & ~kBarCancelled) != 0) return true;
-    if (cancellable && (g & kBarCancelled) != 0) return cancelled = true;
-    uint32_t all = t->n;
-    if (t->bar_arrived.load(std::memory_order_acquire) != all || pending_in(t) != 0) return false;
-    if (!t->bar_arrived.compare_exchange_strong(all, 0, std::memory_order_acq_rel)) return false;
-    g = t->bar_gen.load(std::memory_order_relaxed);
-    while (!t->bar_gen.compare_exchange_weak(g, (g & kBarCancelled) | ((g + 1) & ~kBarCancelled),
-                                             std::memory_order_seq_cst)) {
-    }
-    notify(t);
-    return true;
-  };
-  wait_until(t, released, any);
-  return cancelled;
-}
-
-// A team of 1's barrier: its deferred tasks (detached ones: task_deferrable) complete first.
-void run_pending_alone(Team* t) {
-  if (pending_in(t) != 0)
-    wait_until(
-        t, [t] { return pending_in(t) == 0; }, any);
-}
-
-}  // namespace
-
-void team_barrier() {
-  Team* t = me().team;
-  if (t == nullptr) return;
-  if (t->n > 1) {
-    barrier_wait(t, false);
-    return;
-  }
-  run_pending_alone(t);
-  if (t->ws_cancelled.load(std::memory_order_relaxed))
-    t->ws_cancelled.store(false, std::memory_order_relaxed);  // the last (only) arrival
-}
-
-bool team_barrier_cancel() {
-  Team* t = me().team;
-  if (t == nullptr) return false;
-  if (t->n > 1) return barrier_wait(t, true);
-  if ((t->bar_gen.load(std::memory_order_acquire) & kBarCancelled) != 0) return true;
-  run_pending_alone(t);
-  t->ws_cancelled.store(false, std::memory_order_relaxed);  // the last (only) arrival
-  return false;
-}
-
 void task_queues_free(Team* t) {
   TaskQueue* qs = t->task_queues.load(std::memory_order_acquire);
   if (qs == nullptr) return;
@@ -526,11 +296,6 @@ void task_queues_free(Team* t) {
                         qs[j].completed.load(std::memory_order_relaxed));
   t->task_queues.store(nullptr, std::memory_order_relaxed);
   free(qs);
-}
-
-void team_cancel(Team* t) {
-  if ((t->bar_gen.fetch_or(kBarCancelled, std::memory_order_seq_cst) & kBarCancelled) == 0)
-    notify(t);
 }
 
 }  // namespace poolshim::abi::openmp::runtime

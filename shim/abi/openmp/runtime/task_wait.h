@@ -1,0 +1,145 @@
+// The queues of a team's deferred tasks and the one wait that runs them (task_queue.cpp's taskwait
+// and taskgroup end, team_barrier.cpp's barrier and region end): a member waiting for something
+// runs the queued tasks it may run meanwhile, spins by time, then sleeps on the team's task_event.
+#pragma once
+#include <atomic>
+#include <type_traits>
+
+#include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/task_node.h"
+#include "base/clock.h"
+#include "core/futex.h"
+#include "core/wait.h"
+
+namespace poolshim::abi::openmp::runtime {
+
+// One member's share of its team's deferred tasks, on a line of its own. created and completed
+// only grow (a task is counted in created when it is submitted and in completed when it is
+// complete, both in its home's queue), so a reader that sums every member's completed before
+// every member's created never sees fewer tasks pending than there were when it started reading
+// the created counts (pending_in()).
+struct alignas(64) TaskQueue {
+  Lock lock;                 // head, tail and the links of the nodes in it
+  TaskNode* head = nullptr;  // oldest
+  TaskNode* tail = nullptr;  // newest
+  // Nodes in it: written under the lock (a plain load and store), read without it.
+  std::atomic<unsigned long> queued{0};
+  // Tasks charged to this member, ever: written by the member alone (task_submit), so a plain
+  // load and store; read by anyone.
+  std::atomic<unsigned long> created{0};
+  std::atomic<unsigned long> completed{0};  // ... that are complete (by whoever completes them)
+  std::atomic<unsigned> inflight{0};        // completions of its tasks still touching the team
+};
+
+// The team's queues, made by the first task submitted in it (nullptr before).
+inline TaskQueue* queues_of(const Team* t) {
+  return t->task_queues.load(std::memory_order_acquire);
+}
+
+// Tasks charged to the team and not complete (every completed count read before every created
+// count: see TaskQueue).
+inline unsigned long pending_in(const Team* t) {
+  const TaskQueue* qs = queues_of(t);
+  if (qs == nullptr) return 0;
+  unsigned long completed = 0, created = 0;
+  for (unsigned i = 0; i < t->n; ++i) completed += qs[i].completed.load(std::memory_order_acquire);
+  for (unsigned i = 0; i < t->n; ++i) created += qs[i].created.load(std::memory_order_acquire);
+  return created - completed;
+}
+
+// Runs a queued task taken off its queue (task_queue.cpp): its data environment while it runs,
+// then its completion.
+void run_task(TaskNode* n);
+
+// Any queued task (barriers, a region's end): taken oldest first, each queue's FIFO order.
+struct AnyTask {
+  bool operator()(const TaskNode*) const { return true; }
+};
+inline constexpr AnyTask any_task{};
+
+// A node of queue q that pick accepts (q's lock held): AnyTask's is the oldest; any other pick's
+// (a taskwait's children, a taskgroup's tasks, a dependence) is scanned for from the newest, as
+// libgomp runs a parent's children newest first: what such a wait wants was queued by it just
+// now, behind the older tasks.
+template <typename Pick>
+TaskNode* find_locked(const TaskQueue& q, Pick pick) {
+  constexpr bool kOldestFirst = std::is_same_v<Pick, AnyTask>;
+  TaskNode* n = kOldestFirst ? q.head : q.tail;
+  while (n != nullptr && !pick(n)) n = kOldestFirst ? n->next : n->prev;
+  return n;
+}
+
+// A queued task that pick accepts, taken off its queue; nullptr if none. Member `mine`'s queue is
+// looked at first (its own tasks: a taskwait's children are there), then the others' in turn.
+template <typename Pick>
+TaskNode* take_queued(Team* t, unsigned mine, Pick pick) {
+  TaskQueue* qs = queues_of(t);
+  if (qs == nullptr) return nullptr;
+  for (unsigned k = 0; k < t->n; ++k) {
+    unsigned j = mine + k < t->n ? mine + k : mine + k - t->n;
+    TaskQueue& q = qs[j];
+    if (q.queued.load(std::memory_order_acquire) == 0) continue;
+    q.lock.lock();
+    TaskNode* n = find_locked(q, pick);
+    if (n != nullptr) {
+      (n->prev != nullptr ? n->prev->next : q.head) = n->next;
+      (n->next != nullptr ? n->next->prev : q.tail) = n->prev;
+      n->prev = n->next = nullptr;
+      q.queued.store(q.queued.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+    }
+    q.lock.unlock();
+    if (n != nullptr) return n;
+  }
+  return nullptr;
+}
+
+// Whether some queue holds a task pick accepts (a waiter's last look before it sleeps).
+template <typename Pick>
+bool any_queued(Team* t, Pick pick) {
+  TaskQueue* qs = queues_of(t);
+  if (qs == nullptr) return false;
+  for (unsigned j = 0; j < t->n; ++j) {
+    TaskQueue& q = qs[j];
+    if (q.queued.load(std::memory_order_acquire) == 0) continue;
+    q.lock.lock();
+    const bool found = find_locked(q, pick) != nullptr;
+    q.lock.unlock();
+    if (found) return true;
+  }
+  return false;
+}
+
+// Runs the tasks pick accepts until done() holds; spins as the pool's idle workers do, by time
+// (wait_spin_ns(): wait::kSpinNs, 0 with OMP_WAIT_POLICY=passive; the clock every
+// wait::kClockPauses pauses), running any task that comes meanwhile, then sleeps on the team's
+// task_event (core/wait.h's sleep_on, counted in task_sleepers). notify() bumps the event only
+// while somebody sleeps, so the sleeper's last look, once counted, asks both what it waits for
+// and whether a task it could run is queued: either that look sees the waker's change, or the
+// waker sees the sleeper counted and bumps the event it read before (core/wait.h).
+template <typename Done, typename Pick>
+void wait_until(Team* t, Done done, Pick pick) {
+  const unsigned mine = me().num;
+  long deadline = 0;
+  for (unsigned i = 1;; ++i) {
+    uint32_t e = t->task_event.load(std::memory_order_acquire);
+    if (done()) return;
+    if (TaskNode* n = take_queued(t, mine, pick)) {
+      run_task(n);
+      deadline = 0;
+      continue;
+    }
+    core::cpu_relax();
+    if (i % core::wait::kClockPauses != 0) continue;
+    long now = base::now_ns();
+    if (deadline == 0) deadline = now + wait_spin_ns();
+    if (now < deadline) continue;
+    auto stay_awake = [&] {
+      std::atomic_thread_fence(std::memory_order_seq_cst);  // the count, then the last look
+      return done() || any_queued(t, pick);
+    };
+    core::wait::sleep_on(t->task_event, e, core::wait::SleepCount{t->task_sleepers}, stay_awake,
+                         [] {});
+  }
+}
+
+}  // namespace poolshim::abi::openmp::runtime
