@@ -68,8 +68,8 @@ struct TaskNode {
   bool waiter = false;
 };
 
-// task_queue.cpp: queues n in its home member's queue of t; wakes t's task waiters (those that
-// sleep).
+// task_queue.cpp: queues n in its home member's queue of t; wakes t's task waiters, those that
+// sleep (after a change they wait for).
 void queue_task(Team* t, TaskNode* n);
 void notify(Team* t);
 
