@@ -10,7 +10,8 @@
 //   getrandom(2) (GLIBC_2.25), the same kernel source arc4random reads, so the link binds to it
 //   instead of the C library's. Hidden (and local in exports.map): no other module sees it.
 // - _dl_find_object@GLIBC_2.35: the static libgcc_eh's unwinder; the command therefore links
-//   libgcc_s dynamically, as the library does (tools/CMakeLists.txt).
+//   libgcc_s dynamically (tools/CMakeLists.txt), and the library opens it when an exception
+//   first needs it (lifecycle/unwinder_on_demand.cpp): neither links libgcc_eh.
 //
 // `objdump -T FILE | grep GLIBC_2.3[5-9]` on the library and the command stays empty;
 // process.python.wheel checks the tag against every bundled file.

@@ -75,6 +75,10 @@ poolshim_process_test(scheduler woken_worker_leaves_callers_cpu TSAN TIMING ${_o
 
 poolshim_process_test(scheduler unwind_exit TSAN ${_ok}
   COMMAND ${_env} POOLSHIM_NUM_THREADS=2 $<TARGET_FILE:unwind_host> exit)
+# The same from a C host, which has no libgcc_s until that first unwinding: the shim opens it then
+# (lifecycle/unwinder_on_demand.cpp), and a host thread that exits inside its own call ends.
+poolshim_process_test(scheduler unwind_c_host_opens_unwinder TSAN ${_ok}
+  COMMAND ${_env} POOLSHIM_NUM_THREADS=2 $<TARGET_FILE:unwind_c_host>)
 poolshim_process_test(scheduler unwind_idle TSAN ${_ok}
   COMMAND ${_env} POOLSHIM_NUM_THREADS=2 $<TARGET_FILE:unwind_host> idle)
 poolshim_process_test(scheduler unwind_idle_worker_sleeps TSAN TIMING ${_ok}

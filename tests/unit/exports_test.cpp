@@ -49,4 +49,28 @@ TEST(Exports, EveryExecutorchTableRowIsExported) {
     EXPECT_TRUE(have.count(sym.mangled)) << sym.demangled;
 }
 
+// lifecycle/unwinder_on_demand.cpp: the unwinder is opened when an exception first needs it, so
+// the library neither needs libgcc_s at load (no undefined _Unwind_* or GCC_* reference left for
+// the dynamic linker) nor carries a static unwinder of its own (libgcc_eh's _Unwind_Find_FDE).
+TEST(Exports, NoUnwinderAtLoadAndNoStaticCopy) {
+  auto lines = [](const std::string& cmd) {
+    std::string out;
+    FILE* p = popen(cmd.c_str(), "r");
+    if (p == nullptr) return out;
+    char line[4096];
+    while (fgets(line, sizeof line, p)) out += line;
+    pclose(p);
+    return out;
+  };
+  const std::string lib = "'" + shim_library_path() + "'";
+  const std::string undefined = lines("nm -D --undefined-only " + lib + " 2>/dev/null");
+  ASSERT_NE(undefined.find("GLIBC_"), std::string::npos) << "could not read " << lib;
+  EXPECT_EQ(undefined.find("_Unwind_"), std::string::npos) << undefined;
+  EXPECT_EQ(undefined.find("@GCC_"), std::string::npos) << undefined;
+  EXPECT_EQ(lines("objdump -p " + lib + " 2>/dev/null").find("libgcc_s"), std::string::npos);
+  const std::string all = lines("nm " + lib + " 2>/dev/null");
+  EXPECT_NE(all.find("_Unwind_RaiseException"), std::string::npos) << "the forwarders are gone";
+  EXPECT_EQ(all.find("_Unwind_Find_FDE"), std::string::npos) << "a static unwinder is linked";
+}
+
 }  // namespace
