@@ -44,18 +44,22 @@ enum Fn {
   kSetIP,
   kFnCount
 };
-constexpr const char* kNames[kFnCount] = {
-    "_Unwind_DeleteException",         "_Unwind_GetDataRelBase", "_Unwind_GetIPInfo",
-    "_Unwind_GetLanguageSpecificData", "_Unwind_GetRegionStart", "_Unwind_GetTextRelBase",
-    "_Unwind_RaiseException",          "_Unwind_Resume",         "_Unwind_Resume_or_Rethrow",
-    "_Unwind_SetGR",                   "_Unwind_SetIP"};
+constexpr const char* kNames[kFnCount] = {"_Unwind_DeleteException",
+                                          "_Unwind_GetDataRelBase",
+                                          "_Unwind_GetIPInfo",
+                                          "_Unwind_GetLanguageSpecificData",
+                                          "_Unwind_GetRegionStart",
+                                          "_Unwind_GetTextRelBase",
+                                          "_Unwind_RaiseException",
+                                          "_Unwind_Resume",
+                                          "_Unwind_Resume_or_Rethrow",
+                                          "_Unwind_SetGR",
+                                          "_Unwind_SetIP"};
 
 void* g_fn[kFnCount] = {};  // written once, under g_once, before any reader returns from it
 pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
-void open_unwinder() {
-  poolshim::base::open_private("libgcc_s.so.1", kNames, kFnCount, g_fn);
-}
+void open_unwinder() { poolshim::base::open_private("libgcc_s.so.1", kNames, kFnCount, g_fn); }
 
 // The real function, or nullptr when libgcc_s could not be opened.
 template <typename F>
