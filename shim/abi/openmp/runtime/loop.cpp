@@ -177,11 +177,11 @@ void ws_leave() {
   t->ws_lock.unlock();
 }
 
-// For GOMP_parallel_loop_*: a construct set up before the team starts.
-WorkShare* preset_loop(int sched, long start_, long end, long incr, long chunk) {
+// For GOMP_parallel_loop_*: a construct set up before its team of n starts.
+WorkShare* preset_loop(unsigned n, int sched, long start_, long end, long incr, long chunk) {
   sched = resolve_sched(sched, &chunk);
   WorkShare* w = new WorkShare;
-  loop_init(w, sched, start_, end, incr, chunk, false);
+  loop_init(w, sched, start_, end, incr, chunk, false, n);
   return w;
 }
 

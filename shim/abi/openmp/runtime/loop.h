@@ -34,8 +34,10 @@ struct DoacrossSpec {
 };
 
 // Loops (loop_split.cpp, one template for both iteration types). Long loops: set w up as
-// libgomp's gomp_loop_init does (sched resolved).
-void loop_init(WorkShare* w, int sched, long start, long end, long incr, long chunk, bool ordered);
+// libgomp's gomp_loop_init does (sched resolved); claimers: the size of the team that will run
+// it, 0 for the calling member's own team.
+void loop_init(WorkShare* w, int sched, long start, long end, long incr, long chunk, bool ordered,
+               unsigned claimers = 0);
 // Enter a long loop (sched resolved) with the extras above (dx: a doacross loop); takes the
 // first chunk when istart is not null, else returns true.
 bool loop_begin(int sched, long start, long end, long incr, long chunk, bool ordered,

@@ -22,7 +22,7 @@ extern "C" {
                                      long incr, long chunk, unsigned flags) {                    \
     set_bind_clause(flags);                                                                      \
     unsigned n = team_size_for(nt);                                                              \
-    run_region(fn, data, n, preset_loop(sched, s, e, incr, chunk));                              \
+    run_region(fn, data, n, preset_loop(n, sched, s, e, incr, chunk));                           \
   }
 PSN_LOOP(static, kStatic)
 PSN_LOOP(dynamic, kDynamic)
@@ -48,17 +48,20 @@ bool psn_GOMP_loop_next(long* is, long* ie) { return loop_next(is, ie); }
 void psn_GOMP_parallel_loop_nonmonotonic_dynamic(void (*fn)(void*), void* data, unsigned nt, long s,
                                                  long e, long incr, long chunk, unsigned flags) {
   set_bind_clause(flags);
-  run_region(fn, data, team_size_for(nt), preset_loop(kDynamic, s, e, incr, chunk));
+  unsigned n = team_size_for(nt);
+  run_region(fn, data, n, preset_loop(n, kDynamic, s, e, incr, chunk));
 }
 void psn_GOMP_parallel_loop_nonmonotonic_guided(void (*fn)(void*), void* data, unsigned nt, long s,
                                                 long e, long incr, long chunk, unsigned flags) {
   set_bind_clause(flags);
-  run_region(fn, data, team_size_for(nt), preset_loop(kGuided, s, e, incr, chunk));
+  unsigned n = team_size_for(nt);
+  run_region(fn, data, n, preset_loop(n, kGuided, s, e, incr, chunk));
 }
 void psn_GOMP_parallel_loop_runtime(void (*fn)(void*), void* data, unsigned nt, long s, long e,
                                     long incr, unsigned flags) {
   set_bind_clause(flags);
-  run_region(fn, data, team_size_for(nt), preset_loop(0, s, e, incr, 0));
+  unsigned n = team_size_for(nt);
+  run_region(fn, data, n, preset_loop(n, 0, s, e, incr, 0));
 }
 
 void psn_GOMP_loop_end() { loop_end(true); }
@@ -81,8 +84,8 @@ unsigned psn_GOMP_sections_next() {
 void psn_GOMP_parallel_sections(void (*fn)(void*), void* data, unsigned nt, unsigned count,
                                 unsigned flags) {
   set_bind_clause(flags);
-  run_region(fn, data, team_size_for(nt),
-             preset_loop(kDynamic, 1, static_cast<long>(count) + 1, 1, 1));
+  unsigned n = team_size_for(nt);
+  run_region(fn, data, n, preset_loop(n, kDynamic, 1, static_cast<long>(count) + 1, 1, 1));
 }
 void psn_GOMP_sections_end() { loop_end(true); }
 void psn_GOMP_sections_end_nowait() { loop_end(false); }

@@ -71,7 +71,31 @@ struct LoopArgs {
   T start, end, incr, chunk;
   bool ordered;
   const DoacrossSpec* dx;
+  unsigned claimers = 0;  // the members that will claim chunks; 0: the calling member's team
 };
+
+unsigned team_n() {
+  Team* t = me().team;
+  return t ? t->n : 1;
+}
+
+// A dynamic loop's claims by fetch_add (dynamic_next): every member's last claim, the one that
+// finds the loop exhausted, still adds a chunk, so `next` may run up to n chunks past the end
+// (one a member; a member stops claiming once it found none). That is safe when end plus n + 1
+// chunks (libgomp's margin, iter.c) does not overflow T in the loop's direction.
+bool claims_cannot_overflow(const WorkShare* w, unsigned n) {
+  long step, margin, last;
+  if (w->ull) {
+    unsigned long long mag = w->up ? w->incr_ull : 0 - w->incr_ull, room;
+    if (__builtin_mul_overflow(w->chunk_ull, mag, &room) ||
+        __builtin_mul_overflow(room, static_cast<unsigned long long>(n) + 1, &room))
+      return false;
+    return w->up ? w->end_ull <= ~0ULL - room : w->end_ull >= room;
+  }
+  return !__builtin_mul_overflow(w->chunk, w->incr, &step) &&
+         !__builtin_mul_overflow(step, static_cast<long>(n) + 1, &margin) &&
+         !__builtin_add_overflow(w->end, margin, &last);
+}
 
 // As libgomp's gomp_loop_init / gomp_loop_ull_init (sched resolved).
 template <typename T>
@@ -86,6 +110,8 @@ void init_loop(WorkShare* w, const LoopArgs<T>& a) {
   bool empty = I::up(a.up, a.incr) ? a.start >= a.end : a.start <= a.end;
   I::end(w) = empty ? a.start : a.end;
   I::next(w).store(a.start, std::memory_order_relaxed);
+  w->claim_by_add =
+      a.sched == kDynamic && claims_cannot_overflow(w, a.claimers != 0 ? a.claimers : team_n());
   w->ordered = a.ordered;
   w->ordered_turn.store(0, std::memory_order_relaxed);
 }
@@ -95,11 +121,6 @@ void init_loop_arg(WorkShare* w, void* arg) {
   const LoopArgs<T>& a = *static_cast<LoopArgs<T>*>(arg);
   init_loop(w, a);
   if (a.dx != nullptr) doacross_init(w, *a.dx, static_cast<unsigned long>(a.chunk));
-}
-
-unsigned team_n() {
-  Team* t = me().team;
-  return t ? t->n : 1;
 }
 
 template <typename T>
@@ -144,8 +165,18 @@ bool dynamic_next(WorkShare* w, T* istart, T* iend) {
   using I = Iter<T>;
   T chunk = I::chunk(w) * I::incr(w), end = I::end(w);
   bool up = I::up(w);
-  T s = I::next(w).load(std::memory_order_relaxed);
-  T e;
+  T s, e;
+  if (w->claim_by_add) {  // one read-modify-write per claim, as libgomp's mode 1
+    s = I::next(w).fetch_add(chunk, std::memory_order_relaxed);
+    if (up ? s >= end : s <= end) return false;
+    T left = end - s;
+    e = (up ? left > chunk : left < chunk) ? s + chunk : end;
+    POOLSHIM_ASSERT(up ? s < e : s > e);  // a non-empty chunk, before the loop's end
+    *istart = s;
+    *iend = e;
+    return true;
+  }
+  s = I::next(w).load(std::memory_order_relaxed);
   do {
     if (s == end) return false;
     T left = end - s;
@@ -179,7 +210,7 @@ bool next_chunk(T* istart, T* iend) {
   using I = Iter<T>;
   WorkShare* w = me().ws;
   if (w == nullptr || (I::kUll && !w->ull)) return false;
-  ordered_pass(w);
+  if (w->ordered) ordered_pass(w);  // a call only where there is a turn to pass
   bool got;
   switch (w->sched) {
     case kDynamic: got = dynamic_next(w, istart, iend); break;
@@ -205,8 +236,10 @@ bool begin_loop(const LoopArgs<T>& a, uintptr_t* reductions, void** mem, T* ista
 
 }  // namespace
 
-void loop_init(WorkShare* w, int sched, long start, long end, long incr, long chunk, bool ordered) {
-  init_loop(w, LoopArgs<long>{sched, incr > 0, start, end, incr, chunk, ordered, nullptr});
+void loop_init(WorkShare* w, int sched, long start, long end, long incr, long chunk, bool ordered,
+               unsigned claimers) {
+  init_loop(w,
+            LoopArgs<long>{sched, incr > 0, start, end, incr, chunk, ordered, nullptr, claimers});
 }
 
 bool loop_begin(int sched, long start, long end, long incr, long chunk, bool ordered,

@@ -103,23 +103,27 @@ void psn_GOMP_scope_start(uintptr_t* reductions) {
 // caller runs member 0 on return, GOMP_parallel_end closes the region.
 void psn_GOMP_parallel_loop_static_start(void (*fn)(void*), void* data, unsigned nt, long s, long e,
                                          long incr, long chunk) {
-  start_region(fn, data, team_size_for(nt), preset_loop(kStatic, s, e, incr, chunk));
+  unsigned n = team_size_for(nt);
+  start_region(fn, data, n, preset_loop(n, kStatic, s, e, incr, chunk));
 }
 void psn_GOMP_parallel_loop_dynamic_start(void (*fn)(void*), void* data, unsigned nt, long s,
                                           long e, long incr, long chunk) {
-  start_region(fn, data, team_size_for(nt), preset_loop(kDynamic, s, e, incr, chunk));
+  unsigned n = team_size_for(nt);
+  start_region(fn, data, n, preset_loop(n, kDynamic, s, e, incr, chunk));
 }
 void psn_GOMP_parallel_loop_guided_start(void (*fn)(void*), void* data, unsigned nt, long s, long e,
                                          long incr, long chunk) {
-  start_region(fn, data, team_size_for(nt), preset_loop(kGuided, s, e, incr, chunk));
+  unsigned n = team_size_for(nt);
+  start_region(fn, data, n, preset_loop(n, kGuided, s, e, incr, chunk));
 }
 void psn_GOMP_parallel_loop_runtime_start(void (*fn)(void*), void* data, unsigned nt, long s,
                                           long e, long incr) {
-  start_region(fn, data, team_size_for(nt), preset_loop(0, s, e, incr, 0));
+  unsigned n = team_size_for(nt);
+  start_region(fn, data, n, preset_loop(n, 0, s, e, incr, 0));
 }
 void psn_GOMP_parallel_sections_start(void (*fn)(void*), void* data, unsigned nt, unsigned count) {
-  start_region(fn, data, team_size_for(nt),
-               preset_loop(kDynamic, 1, static_cast<long>(count) + 1, 1, 1));
+  unsigned n = team_size_for(nt);
+  start_region(fn, data, n, preset_loop(n, kDynamic, 1, static_cast<long>(count) + 1, 1, 1));
 }
 
 }  // extern "C"

@@ -214,19 +214,27 @@ void team_cleanup(Team* t);
 // A worksharing construct (loops, sections, single copyprivate): one per construct per team,
 // found by the members' sequence numbers.
 struct WorkShare {
-  unsigned long seq = 0;
+  // dynamic and guided: the first unclaimed iteration (long loops, and unsigned long long ones).
+  // Every claim writes it, so it has a cache line of its own: a member that reads the fields
+  // below for its next claim does not lose them to another member's claim (as libgomp keeps
+  // `next` apart from the read-mostly fields of its gomp_work_share).
+  alignas(64) std::atomic<long> next_iter{0};
+  std::atomic<unsigned long long> next_ull{0};
+  alignas(64) unsigned long seq = 0;
   unsigned left = 0;  // members that left it (under the team's ws_lock)
   WorkShare* next = nullptr;
   int sched = kStatic;
   long chunk = 0;                     // in iterations
   long start = 0, end = 0, incr = 1;  // end normalised: start + iterations * incr
-  std::atomic<long> next_iter{0};     // dynamic and guided: the first unclaimed iteration
   std::atomic<long> ordered_turn{0};  // ordered: the logical number whose chunk may run now
   // ordered: bumped for the members asleep in wait_turn (counted in ordered_sleepers) when the
   // turn moves (loop.cpp).
   std::atomic<uint32_t> ordered_event{0};
   std::atomic<uint32_t> ordered_sleepers{0};
   bool ordered = false;
+  // dynamic: chunks are claimed with one fetch_add, not a compare-exchange loop (loop_split.cpp,
+  // init_loop: set only where the claims that overshoot the end cannot overflow).
+  bool claim_by_add = false;
   void* copyprivate = nullptr;
   uintptr_t* task_reductions = nullptr;  // the first member's task reductions (below)
   // Unsigned long long loops (loop_split.cpp; ull set: these fields, not the long
@@ -234,7 +242,6 @@ struct WorkShare {
   bool ull = false;
   bool up = true;
   unsigned long long start_ull = 0, end_ull = 0, incr_ull = 1, chunk_ull = 0;
-  std::atomic<unsigned long long> next_ull{0};
   void* mem = nullptr;
   struct Doacross* doacross = nullptr;
   WorkShare() = default;
@@ -318,7 +325,8 @@ bool loop_start(int sched, long start, long end, long incr, long chunk, bool ord
                 long* iend);
 bool loop_next(long* istart, long* iend);
 void loop_end(bool barrier);
-WorkShare* preset_loop(int sched, long start, long end, long incr, long chunk);
+// For a team of n about to start (GOMP_parallel_loop_* and the combined sections).
+WorkShare* preset_loop(unsigned n, int sched, long start, long end, long incr, long chunk);
 void ordered_start();
 
 }  // namespace poolshim::abi::openmp::runtime
