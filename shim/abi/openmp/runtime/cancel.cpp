@@ -24,14 +24,19 @@ namespace {
 // gomp-constants.h's GOMP_CANCEL_* bits.
 constexpr int kCancelParallel = 1, kCancelLoop = 2, kCancelSections = 4, kCancelTaskgroup = 8;
 
-bool g_cancel = false;
+// cancel-var, read once: 0 until then, 1 false, 2 true (a relaxed load on every task, not a
+// pthread_once call).
+std::atomic<int> g_cancel{0};
 pthread_once_t g_cancel_once = PTHREAD_ONCE_INIT;
 
 void read_cancel() {
   const char* v = config::raw_value("OMP_CANCELLATION");
-  if (v == nullptr) return;
-  while (*v == ' ' || *v == '\t') ++v;
-  if (strncasecmp(v, "true", 4) == 0) g_cancel = true;  // as libgomp's parse_boolean
+  bool on = false;
+  if (v != nullptr) {
+    while (*v == ' ' || *v == '\t') ++v;
+    on = strncasecmp(v, "true", 4) == 0;  // as libgomp's parse_boolean
+  }
+  g_cancel.store(on ? 2 : 1, std::memory_order_relaxed);
 }
 
 bool team_cancelled(const Team* t) {
@@ -41,8 +46,13 @@ bool team_cancelled(const Team* t) {
 }  // namespace
 
 bool cancel_var() {
-  pthread_once(&g_cancel_once, read_cancel);
-  return g_cancel;
+  int v = g_cancel.load(std::memory_order_relaxed);
+  if (__builtin_expect(v == 0, 0)) {
+    pthread_once(&g_cancel_once, read_cancel);  // orders the store before this thread's load
+    v = g_cancel.load(std::memory_order_relaxed);
+  }
+  POOLSHIM_ASSERT(v == 1 || v == 2);  // read once, never unread again
+  return v == 2;
 }
 
 bool task_cancelled() {

@@ -262,17 +262,4 @@ const void* current_task() {
   return s.task != nullptr ? s.task : static_cast<const void*>(&s);
 }
 
-TaskScope::TaskScope(const void* tag) {
-  ThreadState& s = me();
-  saved_icv = s.icv;
-  saved_task = s.task;
-  s.task = tag;
-}
-
-TaskScope::~TaskScope() {
-  ThreadState& s = t_state;
-  s.icv = saved_icv;
-  s.task = saved_task;
-}
-
 }  // namespace poolshim::abi::openmp::runtime

@@ -52,7 +52,10 @@ struct TaskGroup {
 struct TaskNode;   // a deferred task (task_queue.cpp)
 struct TaskQueue;  // a member's deferred tasks (task_wait.h)
 
-struct Team {
+// alignas(64): a team lives on its master's stack (parallel.cpp), and every member reads its first
+// line (n, level, the ICVs) for each task and construct; aligned, that line never shares with the
+// master's deeper frames, which it writes all the time.
+struct alignas(64) Team {
   unsigned n = 1;             // members
   unsigned level = 0;         // nesting level of this region (1 = outermost)
   unsigned active_level = 0;  // regions with more than one member, this one included
@@ -145,9 +148,10 @@ struct ThreadState {
 const void* current_task();
 
 // An undeferred task's data environment (GOMP_task): its own ICVs and identity while it runs.
+// Inline (below me()): every undeferred task opens one.
 struct TaskScope {
-  explicit TaskScope(const void* tag);
-  ~TaskScope();
+  explicit inline TaskScope(const void* tag);
+  inline ~TaskScope();
   TaskScope(const TaskScope&) = delete;
   TaskScope& operator=(const TaskScope&) = delete;
   Icv saved_icv;
@@ -170,6 +174,18 @@ inline ThreadState& me() {
   POOLSHIM_ASSERT(s == nullptr || s->icv_ready);
   return __builtin_expect(s != nullptr, 1) ? *s : me_first();
 }
+TaskScope::TaskScope(const void* tag) {
+  ThreadState& s = me();
+  saved_icv = s.icv;
+  saved_task = s.task;
+  s.task = tag;
+}
+TaskScope::~TaskScope() {
+  ThreadState& s = me();
+  s.icv = saved_icv;
+  s.task = saved_task;
+}
+
 Icv& icv();  // me().icv
 const Icv& global_icv();
 // nthreads for a region at this nesting level (OMP_NUM_THREADS lists: one value per level).
@@ -288,9 +304,21 @@ void task_wait_children();
 void task_wait_depend(void** depend);
 // An undeferred task (GOMP_task runs it at once) has a node of its own once it creates a
 // deferred task, so that its children and its taskwait are its own: begin before its body
-// (returns the encountering task's node), end after it.
-TaskNode* task_undeferred_begin();
-void task_undeferred_end(TaskNode* outer);
+// (returns the encountering task's node), end after it. Inline: most tasks of a busy team run
+// undeferred (task_deferrable's bound), and most of those create no task of their own.
+void task_undeferred_release(TaskNode* own);  // task_queue.cpp
+inline TaskNode* task_undeferred_begin() {
+  ThreadState& s = me();
+  TaskNode* outer = s.node;
+  s.node = nullptr;  // the deferred tasks it creates are its children (implicit_node)
+  return outer;
+}
+inline void task_undeferred_end(TaskNode* outer) {
+  ThreadState& s = me();
+  TaskNode* own = s.node;
+  s.node = outer;
+  if (own != nullptr) task_undeferred_release(own);
+}
 // Waits, running queued tasks, until the tasks bound to g are complete (taskgroup end).
 void task_wait_group(TaskGroup* g);
 // omp_fulfill_event for a deferred task's event.

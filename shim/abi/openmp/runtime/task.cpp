@@ -81,8 +81,9 @@ extern "C" {
 void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
                    long arg_align, bool if_clause, unsigned flags, void** depend, int priority,
                    void* detach) {
-  // As libgomp: a task met in a cancelled team or taskgroup is discarded (cancel.cpp).
-  if (task_cancelled() || taskgroup_cancelled()) return;
+  // As libgomp: a task met in a cancelled team or taskgroup is discarded (cancel.cpp); nothing
+  // is cancelled unless cancel-var is true.
+  if (cancel_var() && (task_cancelled() || taskgroup_cancelled())) return;
   bool detached = (flags & kTaskFlagDetach) != 0 && detach != nullptr;
   if ((flags & kTaskFlagDepend) == 0) depend = nullptr;
   if (if_clause && task_deferrable(0, detached)) {

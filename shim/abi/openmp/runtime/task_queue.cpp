@@ -260,18 +260,7 @@ void task_wait_depend(void** depend) {
       });
 }
 
-TaskNode* task_undeferred_begin() {
-  ThreadState& s = me();
-  TaskNode* outer = s.node;
-  s.node = nullptr;  // the deferred tasks it creates are its children (implicit_node)
-  return outer;
-}
-
-void task_undeferred_end(TaskNode* outer) {
-  ThreadState& s = me();
-  TaskNode* own = s.node;
-  s.node = outer;
-  if (own == nullptr) return;
+void task_undeferred_release(TaskNode* own) {
   // Its children hold references to its node: the last one to complete frees it.
   own->implicit = false;
   release(own);
