@@ -39,7 +39,7 @@ order=(libgomp libomp shim-forward shim-native)
 for r in $(seq 1 "$rounds"); do
   for v in "${order[@]}"; do
     [ "$v" = libomp ] && [ ! -e "$libomp" ] && continue
-    clean env ${variant[$v]} "$work/epcc" 2000 | sed "s/^/$v /" >> "$work/epcc.txt"
+    clean env ${variant[$v]} "$work/epcc" 20000 | sed "s/^/$v /" >> "$work/epcc.txt"
     clean env ${variant[$v]} "$work/tasks" 1000 10 5 | sed "s/^/$v /" >> "$work/tasks.txt"
     for a in "2 3000 4" "2 20000 2" "1 200 64"; do
       clean env ${variant[$v]} "$work/callers" $a | sed "s/^/$v /" >> "$work/callers.txt"
