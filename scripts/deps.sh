@@ -19,7 +19,7 @@ for g in "${groups[@]}"; do
     torch) pkgs+=(python3-torch python3-threadpoolctl) ;;  # threadpoolctl: the pools view is checked against it
     fuzz)  pkgs+=(clang libclang-rt-14-dev) ;;  # libFuzzer and the sanitizer runtimes (scripts/fuzz.sh)
     format) pkgs+=(clang-format) ;;  # scripts/format.sh
-    openmp) pkgs+=(gcc-12-source libomp5-14) ;;  # GCC's libgomp testsuite (scripts/libgomp_suite.sh); LLVM's libomp for the bench
+    openmp) pkgs+=(gcc-12-source libomp5-14 clang-14 libomp-14-dev) ;;  # GCC's libgomp testsuite (scripts/libgomp_suite.sh); LLVM's libomp for the bench and the suite's clang column
     *) echo "deps.sh: unknown group '$g' (build, test, bench, torch, fuzz, format, openmp)" >&2; exit 2 ;;
   esac
 done

@@ -11,6 +11,11 @@ dg-additional-sources, dg-set-target-env-var, dg-shouldfail, dg-output, dg-xfail
 target selectors. Then every test runs in each mode (without the shim, with the preload, and
 optionally with the preload and the native surface) under a timeout, and a table is written.
 
+With --clang, a third compiler column (issue 35): each test is also compiled with clang-14
+-fopenmp (Debian's clang-14 and libomp-14-dev: the program links LLVM's libomp.so.5 and calls
+its __kmpc_* ABI) and run on libomp without the shim and with the preload (the default mode).
+A test that passes on libomp and not under the preload is a regression like the GCC column's.
+
 Excluded, with the reason in the table: tests that only compile or link (dg-do compile/link),
 and tests whose run needs an offload device (their selectors name offload_device or an offload
 target; with no device libgomp's own test harness does not run them either).
@@ -20,6 +25,7 @@ import concurrent.futures
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -216,15 +222,21 @@ def collect(root):
 
 # --- build and run ---------------------------------------------------------------------------
 
-def compile_test(test, root, work):
-    ts = os.path.join(root, "libgomp", "testsuite")
-    compiler = ["gcc"] if test.lang == "c" else ["g++", "-x", "c++"]
+def compile_test(test, root, work, cc="gcc"):
+    """cc: "gcc" (gcc/g++, libgomp) or "clang" (clang-14/clang++-14, libomp)."""
+    if cc == "clang":
+        compiler = ["clang-14"] if test.lang == "c" else ["clang++-14", "-x", "c++"]
+        # GCC-only options of the tests are warned about, not errors; -w silences the rest.
+        dialect = ["-Qunused-arguments", "-Wno-unknown-warning-option", "-Wno-error"]
+    else:
+        compiler = ["gcc"] if test.lang == "c" else ["g++", "-x", "c++"]
+        dialect = []
     srcdir = os.path.dirname(test.path)
     extra_src = [os.path.join(srcdir, s) for s in test.sources]
-    flags = (["-fopenmp"] + test.options + test.extra +
+    flags = (["-fopenmp"] + test.options + test.extra + dialect +
              ["-fmessage-length=0", "-fdiagnostics-color=never", "-w",
               "-I" + os.path.join(root, "libgomp"), "-I" + os.path.join(root, "include")])
-    key = hashlib.sha1(("%s|%s|%s" % (test.name, flags, extra_src)).encode()).hexdigest()[:16]
+    key = hashlib.sha1(("%s|%s|%s|%s" % (test.name, cc, flags, extra_src)).encode()).hexdigest()[:16]
     exe = os.path.join(work, "bin", key)
     if os.path.exists(exe):
         return exe, None
@@ -279,6 +291,9 @@ def main():
                          "POOLSHIM_OPENMP=shim)")
     ap.add_argument("--native-only", action="store_true",
                     help="with --native: leave the forwarding column out (libgomp and native only)")
+    ap.add_argument("--clang", action="store_true",
+                    help="add the clang-14 column: built with clang-14 -fopenmp, run on libomp "
+                         "without and with the preload")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=60.0)
     a = ap.parse_args()
@@ -305,13 +320,33 @@ def main():
         if a.native_only:
             del modes[1]
 
+    # The clang column: the same test built by clang-14 against libomp, without the shim and
+    # with the preload (its default mode). Compared with each other, not with the GCC column.
+    clang_modes = [("clang-libomp", {}), ("clang-shim", {"LD_PRELOAD": os.path.abspath(a.shim)})]
+    if not a.clang:
+        clang_modes = []
+    elif not shutil.which("clang-14"):
+        sys.exit("libgomp_suite: --clang needs clang-14 and libomp-14-dev (scripts/deps.sh openmp)")
+    columns = modes + clang_modes
+
     def one(t):
         if t.excluded:
-            return t, ["excluded"] * len(modes), t.excluded
+            return t, ["excluded"] * len(columns), t.excluded
+        res, notes = [], []
         exe, err = compile_test(t, root, a.work)
         if exe is None:
-            return t, ["build-error"] * len(modes), "does not compile here: " + err
-        return t, [run_test(t, exe, env, a.timeout)[0] for _, env in modes], ""
+            res += ["build-error"] * len(modes)
+            notes.append("does not compile here: " + err)
+        else:
+            res += [run_test(t, exe, env, a.timeout)[0] for _, env in modes]
+        if clang_modes:
+            exe, err = compile_test(t, root, a.work, "clang")
+            if exe is None:
+                res += ["build-error"] * len(clang_modes)
+                notes.append("clang-14: " + err)
+            else:
+                res += [run_test(t, exe, env, a.timeout)[0] for _, env in clang_modes]
+        return t, res, "; ".join(notes)
 
     results = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
@@ -322,22 +357,25 @@ def main():
     counts = {}
     regressions = []
     with open(out, "w") as f:
-        f.write("| test | %s | note |\n|---|%s---|\n" % (" | ".join(m for m, _ in modes),
-                                                       "---|" * len(modes)))
+        f.write("| test | %s | note |\n|---|%s---|\n" % (" | ".join(m for m, _ in columns),
+                                                       "---|" * len(columns)))
+        good = ("pass", "xfail")
         for t, res, note in results:
             f.write("| %s | %s | %s |\n" % (t.name, " | ".join(res), note))
-            for (m, _), r in zip(modes, res):
+            for (m, _), r in zip(columns, res):
                 key = r if not r.startswith("fail") else "fail"
                 counts.setdefault(m, {}).setdefault(key, 0)
                 counts[m][key] += 1
-            good = ("pass", "xfail")
-            if res[0] in good:
-                regressions += ["%s (%s: %s)" % (t.name, m, r)
-                                for (m, _), r in zip(modes[1:], res[1:]) if r not in good]
+            # Each compiler's first column is its baseline (libgomp, libomp).
+            for group, base in ((modes, 0), (clang_modes, len(modes))):
+                if group and res[base] in good:
+                    regressions += ["%s (%s: %s)" % (t.name, m, r) for (m, _), r in
+                                    zip(group[1:], res[base + 1:base + len(group)]) if r not in good]
     summary = "; ".join("%s: %s" % (m, ", ".join("%d %s" % (n, k) for k, n in sorted(c.items())))
                         for m, c in counts.items())
     with open(out, "a") as f:
-        f.write("\n%d tests. %s. Regressions (pass with libgomp, not under the shim): %d\n"
+        f.write("\n%d tests. %s. Regressions (pass with libgomp, or libomp, not under the "
+                "shim): %d\n"
                 % (len(results), summary, len(regressions)))
         for r in regressions:
             f.write("- %s\n" % r)

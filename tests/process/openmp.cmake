@@ -5,7 +5,8 @@
 #  - process.openmp.tasks: the same comparison for tasks (openmp_tasks_driver.py);
 #  - process.openmp.libgomp_subset: a fast subset of GCC's own libgomp testsuite, without and
 #    with the preload, forwarding and native (scripts/libgomp_suite.py --subset --native; the
-#    full run is scripts/libgomp_suite.sh).
+#    full run is scripts/libgomp_suite.sh); where clang-14 and libomp-14-dev are installed, the
+#    same tests built by clang-14 on LLVM's libomp, without and with the preload (--clang).
 #    Skipped where Debian's gcc-12-source is not installed (scripts/deps.sh openmp).
 
 poolshim_missing(_why PYTHON)
@@ -71,11 +72,16 @@ endif()
 
 # The suite's runner preloads the shim alone: no sanitizer runtime, so not in sanitizer builds.
 file(GLOB _gcc_tarball /usr/src/gcc-12/gcc-12*.tar.xz)
+find_program(POOLSHIM_CLANG14 clang-14)
+set(_clang_column)
+if(POOLSHIM_CLANG14 AND EXISTS /usr/lib/llvm-14/lib/libomp.so)
+  set(_clang_column --clang)
+endif()
 if(_gcc_tarball AND NOT POOLSHIM_SANITIZE)
   poolshim_process_test(openmp libgomp_subset TIMEOUT 900
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/libgomp_suite.py
       --shim $<TARGET_FILE:poolshim> --work ${PROJECT_BINARY_DIR}/libgomp-subset --subset 16 --native
-      --timeout 60)
+      ${_clang_column} --timeout 60)
 else()
   poolshim_process_test(openmp libgomp_subset SKIPPED
     "no GCC tarball under /usr/src/gcc-12 (scripts/deps.sh openmp), or a sanitizer build")
