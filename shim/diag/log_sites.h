@@ -26,6 +26,8 @@ enum class LogSite : unsigned {
   openmp_serial,             // abi/openmp/forward.cpp: no libgomp, serial answers
   openmp_missing,            // abi/openmp/forward.cpp: no libgomp, no serial meaning
   openmp_native,             // abi/openmp/forward.cpp: the native runtime in force (the default)
+  openmp_kmpc,               // abi/openmp/forward.cpp: where LLVM OpenMP's __kmpc_* calls go
+  openmp_kmpc_missing,       // abi/openmp/forward.cpp: a __kmpc_* call and no libomp loaded
   team_extra_threads,        // core/gang_threads.cpp: a team thread started beyond the budget
   openmp_affinity_format,    // abi/openmp/runtime/affinity_display.cpp: a malformed format
   // --- once per (site, calling module) -----------------------------------------------------

@@ -103,6 +103,26 @@ constexpr size_t row_of(const char* fn, const char* ver) {
   return kCount;
 }
 
+namespace detail {
+constexpr bool is_kmpc(const char* s) {
+  const char* p = "__kmpc_";
+  for (size_t i = 0; p[i] != '\0'; ++i)
+    if (s[i] != p[i]) return false;
+  return true;
+}
+constexpr size_t first_kmpc_row() {
+  size_t i = 0;
+  while (i < kCount && !is_kmpc(kNames[i])) ++i;
+  for (size_t j = i; j < kCount; ++j)
+    if (!is_kmpc(kNames[j])) return kCount;  // kmpc.def's rows must come last, together
+  return i;
+}
+}  // namespace detail
+
+// The first of LLVM libomp's __kmpc_* rows: kmpc.def's, after every libgomp row.
+inline constexpr size_t kFirstKmpcRow = detail::first_kmpc_row();
+static_assert(kFirstKmpcRow < kCount, "the __kmpc_* rows come last in openmp.def, together");
+
 // A row number found at compile time, as a table keyed by row stores it: checked<row_of(...)>()
 // does not build when the name is not in openmp.def.
 template <size_t kRow>

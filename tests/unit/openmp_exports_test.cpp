@@ -1,8 +1,9 @@
 // The OpenMP surface exports every row of shim/symbols/openmp.def as name@@version
-// (the default) or name@version (an older binding), nothing else named GOMP_* or omp_*, and,
-// when GCC's libgomp.so.1 is installed, exactly the host functions it exports with the same
-// versions (OpenACC and the offload plugin interface left out), so that a module's versioned
-// reference (GOMP_parallel@GOMP_4.0) finds the shim first.
+// (the default) or name@version (an older binding), nothing else named GOMP_*, omp_* or
+// __kmpc_*, and, when GCC's libgomp.so.1 is installed, exactly the host functions it exports with
+// the same versions (OpenACC and the offload plugin interface left out), so that a module's
+// versioned reference (GOMP_parallel@GOMP_4.0) finds the shim first; when LLVM's libomp.so.5 is
+// installed, exactly its __kmpc_* functions, in its node VERSION (kmpc.def's rows).
 #include <gtest/gtest.h>
 
 #include <stdio.h>
@@ -25,25 +26,25 @@ std::set<std::string> table() {
   return rows;
 }
 
-bool openmp_name(const std::string& s) {
-  return s.rfind("GOMP_", 0) == 0 || s.rfind("omp_", 0) == 0;
-}
+bool gomp_name(const std::string& s) { return s.rfind("GOMP_", 0) == 0 || s.rfind("omp_", 0) == 0; }
+bool kmpc_name(const std::string& s) { return s.rfind("__kmpc_", 0) == 0; }
+bool openmp_name(const std::string& s) { return gomp_name(s) || kmpc_name(s); }
 
-std::set<std::string> shim_openmp() {
+std::set<std::string> shim_openmp(bool (*which)(const std::string&) = openmp_name) {
   std::set<std::string> names;
   for (const auto& e : shim_versioned_exports())
-    if (openmp_name(e.first)) {
+    if (which(e.first)) {
       EXPECT_EQ(e.second, "T") << e.first;
       names.insert(e.first);
     }
   return names;
 }
 
-// libgomp's host functions as `objdump -T` shows them: name@@version or, for an older
-// binding, "(version)" -> name@version. Empty when libgomp.so.1 is not installed.
-std::set<std::string> libgomp_host() {
+// A runtime's functions named `which`, as `objdump -T` shows them: name@@version or, for an
+// older binding, "(version)" -> name@version. Empty when the library is not installed.
+std::set<std::string> runtime_exports(const char* path, bool (*which)(const std::string&)) {
   std::set<std::string> names;
-  FILE* p = popen("objdump -T /usr/lib/x86_64-linux-gnu/libgomp.so.1 2>/dev/null", "r");
+  FILE* p = popen((std::string("objdump -T ") + path + " 2>/dev/null").c_str(), "r");
   if (p == nullptr) return names;
   char line[4096];
   while (fgets(line, sizeof line, p)) {
@@ -53,7 +54,7 @@ std::set<std::string> libgomp_host() {
     while (n < 8 && in >> words[n]) ++n;
     if (n < 7 || words[2] != "DF" || words[3] == "*UND*") continue;
     std::string version = words[n - 2], name = words[n - 1];
-    if (!openmp_name(name) || name.rfind("GOMP_PLUGIN_", 0) == 0) continue;
+    if (!which(name) || name.rfind("GOMP_PLUGIN_", 0) == 0) continue;
     bool hidden = version.front() == '(';
     if (hidden) version = version.substr(1, version.size() - 2);
     names.insert(name + (hidden ? "@" : "@@") + version);
@@ -71,12 +72,30 @@ TEST(OpenmpExports, EveryRowWithItsVersionAndNothingElse) {
 }
 
 TEST(OpenmpExports, TheHostPartOfLibgomp) {
-  std::set<std::string> gomp = libgomp_host();
+  std::set<std::string> gomp = runtime_exports("/usr/lib/x86_64-linux-gnu/libgomp.so.1", gomp_name);
   if (gomp.empty()) GTEST_SKIP() << "libgomp.so.1 or objdump not installed";
-  std::set<std::string> have = shim_openmp();
+  std::set<std::string> have = shim_openmp(gomp_name);
   for (const std::string& s : gomp)
     EXPECT_TRUE(have.count(s)) << "libgomp exports, we do not: " << s;
   for (const std::string& s : have) EXPECT_TRUE(gomp.count(s)) << "libgomp does not export: " << s;
+}
+
+// Debian's libomp5-14 (scripts/deps.sh openmp); Intel's libiomp5 has the same names and node.
+TEST(OpenmpExports, TheKmpcPartOfLibomp) {
+  std::set<std::string> kmpc = runtime_exports("/usr/lib/llvm-14/lib/libomp.so.5", kmpc_name);
+  if (kmpc.empty()) GTEST_SKIP() << "libomp.so.5 (libomp5-14) or objdump not installed";
+  std::set<std::string> have = shim_openmp(kmpc_name);
+  EXPECT_TRUE(have.count("__kmpc_fork_call@@VERSION"));
+  for (const std::string& s : kmpc)
+    EXPECT_TRUE(have.count(s)) << "libomp exports, we do not: " << s;
+  for (const std::string& s : have) EXPECT_TRUE(kmpc.count(s)) << "libomp does not export: " << s;
+}
+
+// The __kmpc_* rows come last (forward.cpp sends every row from kFirstKmpcRow on to libomp).
+TEST(OpenmpExports, KmpcRowsComeLast) {
+  namespace rows = poolshim::symbols::openmp_rows;
+  for (size_t i = 0; i < rows::kCount; ++i)
+    EXPECT_EQ(kmpc_name(rows::name(i)), i >= rows::kFirstKmpcRow) << rows::name(i);
 }
 
 TEST(OpenmpExports, EntriesStartUnresolved) {

@@ -2,7 +2,7 @@
 //
 // Each row has an exported trampoline (trampolines.cpp) and a target word,
 // poolshim_omp_targets[row]. The trampoline knows no signature: it jumps to its target with
-// every argument register as the caller left it, so one piece of code serves all 321 functions,
+// every argument register as the caller left it, so one piece of code serves every row,
 // variadic or not. The first call of a row finds the word empty and takes the slow path, which
 // saves the argument registers, asks poolshim_openmp_resolve() for the target, restores them
 // and jumps. A row's name and version are symbols/openmp_rows.h's.

@@ -6,6 +6,9 @@
 // The native runtime is the default (docs/openmp.md, "Decision", says why). The shim owns every
 // GOMP_*/omp_* name either way, so a row's target is chosen here, with no other interposition.
 //
+// LLVM libomp's __kmpc_* rows (symbols/kmpc.def) have no native implementation yet: they go to
+// the libomp the caller was linked against (libomp.h), in every mode.
+//
 // How the real function is found, once per row (entry.h: the trampolines cache it):
 //   1-2. runtime::real_function() (runtime/libgomp.h): the libgomp the program links, else the
 //        one a dlopen()ed module brought into its local scope, else Debian's, opened privately.
@@ -14,6 +17,7 @@
 #include <dlfcn.h>
 
 #include "abi/openmp/entry.h"
+#include "abi/openmp/libomp.h"
 #include "abi/openmp/runtime/libgomp.h"
 #include "base/assert.h"
 #include "config/options.h"
@@ -37,6 +41,30 @@ void say_where(size_t row, void* target) {
                  rows::version(row));
 }
 
+// A __kmpc_* row: to the real libomp, never native, never serial (the program was linked against
+// a runtime, so one is loaded; if none can be found, the row returns 0 and says so once).
+void* resolve_kmpc(size_t row) {
+  using diag::LogLevel;
+  using diag::LogSite;
+  const char* name = rows::name(row);
+  void* target = libomp_function(name);
+  if (target == nullptr) {
+    diag::warn_once(LogSite::openmp_kmpc_missing,
+                    "openmp: no LLVM OpenMP runtime loaded for %s@%s: it returns 0", name,
+                    rows::version(row));
+    return reinterpret_cast<void*>(&psomp_missing);
+  }
+  if (diag::log_enabled(LogLevel::info)) {
+    Dl_info info;
+    const char* where = dladdr(target, &info) != 0 && info.dli_fname ? info.dli_fname : "?";
+    diag::log_once(LogSite::openmp_kmpc, LogLevel::info,
+                   "openmp: LLVM OpenMP calls (__kmpc_*) go to %s, whose threads are its own "
+                   "(not merged) (first: %s)",
+                   where, name);
+  }
+  return target;
+}
+
 }  // namespace
 
 }  // namespace poolshim::abi::openmp
@@ -54,6 +82,11 @@ extern "C" void* poolshim_openmp_resolve(std::atomic<void*>* slot) {
   // The load-time report (at info): which modules carry a copy of libgomp's ABI that the preload
   // cannot reach. Once per row's first call, so an OpenMP-only process is reported too.
   poolshim::report::report_modules_once();
+  if (row >= rows::kFirstKmpcRow) {
+    target = resolve_kmpc(row);
+    slot->store(target, std::memory_order_release);
+    return target;
+  }
   const poolshim::config::Options& o = poolshim::config::options();
   if (o.openmp_native && (o.disabled & poolshim::config::kSurfaceOpenmp) == 0 &&
       (target = runtime_function(row)) != nullptr) {

@@ -1,0 +1,67 @@
+"""LLVM OpenMP's __kmpc_* ABI under the preload (issue 35): tests/fixtures/openmp/openmp_program.c
+and kmpc_program.c (23 distinct __kmpc_* entry points between them), built at test time with
+clang-14 -fopenmp (Debian's clang-14 and libomp-14-dev: the programs link LLVM's libomp.so.5).
+The shim exports every __kmpc_* function in libomp's version node, so the program's calls enter
+it; none is native yet, so each goes on to libomp. Checked, at OMP_NUM_THREADS unset, 1, 2 and
+3: the output is the same without the shim, preloaded, with POOLSHIM_OPENMP=forward and with
+POOLSHIM_DISABLE=openmp; the preloaded run's log (POOLSHIM_LOG=info) says the __kmpc calls went
+through the shim to libomp.so.5, so the rows were reached and not bypassed. Skipped without
+clang-14 or libomp-14-dev.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import tempfile
+
+import openmp_modes as om
+import proc_util as pu
+
+PROGRAMS = ("openmp_program.c", "kmpc_program.c")
+
+
+def build(a, tmp):
+    exes = []
+    for src in PROGRAMS:
+        exe = os.path.join(tmp, src[:-2])
+        r = subprocess.run([a.clang, "-fopenmp", "-O1", os.path.join(a.fixtures, src), "-o", exe,
+                            "-ldl"], capture_output=True, text=True)
+        pu.require(r.returncode == 0, f"clang-14 builds {src} ({r.stderr[-400:]!r})")
+        needed = subprocess.run(["objdump", "-p", exe], capture_output=True, text=True).stdout
+        pu.require("libomp.so.5" in needed, f"{src} links libomp.so.5 ({needed[-400:]!r})")
+        exes.append(exe)
+    return exes
+
+
+def body(a):
+    if not a.clang or not shutil.which(a.clang):
+        pu.skip("no clang-14 (scripts/deps.sh openmp installs it)")
+    modes = om.modes(a.shim, disable=True)
+    with tempfile.TemporaryDirectory(prefix="poolshim_kmpc_") as tmp:
+        for exe in build(a, tmp):
+            name = os.path.basename(exe)
+            for threads in (None, "1", "2", "3"):
+                extra = {"OMP_NUM_THREADS": threads} if threads else {}
+                results = []
+                for mode, env in modes:
+                    r = pu.run([exe], pu.clean_env(**env, **extra), what=name, log="info",
+                               timeout=a.timeout)
+                    pu.check(r.returncode == 0, f"{name}, OMP_NUM_THREADS={threads}, {mode}: "
+                             f"exit 0 (rc={r.returncode}, stderr={r.stderr[-300:]!r})")
+                    results.append(r)
+                om.check_alike(modes, [r.stdout for r in results], threads)
+                log = results[-1].log  # preloaded, the default mode
+                pu.check("calls (__kmpc_*) go to" in log and "libomp.so.5" in log,
+                         f"{name}, OMP_NUM_THREADS={threads}: the log says the __kmpc calls went "
+                         f"through the shim to libomp.so.5 ({log!r})")
+            print(f"{name}: {results[0].stdout.strip()}")
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shim", required=True)
+    ap.add_argument("--clang", default="", help="clang-14; empty: skipped")
+    ap.add_argument("--fixtures", required=True, help="tests/fixtures/openmp")
+    ap.add_argument("--timeout", type=float, default=60)
+    args = ap.parse_args()
+    pu.main("openmp.kmpc_forward", lambda: body(args))
