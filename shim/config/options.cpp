@@ -32,6 +32,11 @@ bool store_openmp(const char* text, Options* o) {
   o->openmp_native = false;
   return false;
 }
+bool store_kmpc(const char* text, Options* o) {
+  if (parse_openmp(text, &o->kmpc_native)) return true;
+  o->kmpc_native = false;
+  return false;
+}
 bool store_group(const char* text, Options* o) {
   if (!parse_group(text)) return false;
   o->group = text;
@@ -67,6 +72,11 @@ constexpr Option kTable[kOptionCount] = {
      "who runs GOMP_*/omp_* calls: shim (the native runtime: parallel regions on the shim's "
      "workers, docs/openmp.md) or forward (libgomp, exactly as without the shim)",
      "shim or forward", "forwarding to libgomp", store_openmp},
+    {"POOLSHIM_KMPC", "forward",
+     "who runs LLVM OpenMP's __kmpc_* calls (clang-built code): forward (libomp, as without "
+     "the shim) or shim (the native runtime, in a process whose every __kmpc call it has; "
+     "experimental, docs/openmp.md)",
+     "shim or forward", "forwarding to libomp", store_kmpc},
 };
 
 constexpr bool same_number(const char* text, size_t n) {

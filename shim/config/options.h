@@ -26,7 +26,7 @@ constexpr unsigned kSurfaceAll = kSurfaceExecutorch | kSurfacePthreadpool | kSur
 
 constexpr size_t kMaxThreads = 4096;  // POOLSHIM_NUM_THREADS: 1 .. kMaxThreads
 constexpr size_t kMaxGroupName = 64;  // POOLSHIM_GROUP: 1 .. kMaxGroupName characters
-constexpr size_t kOptionCount = 6;    // rows in the table
+constexpr size_t kOptionCount = 7;    // rows in the table
 constexpr size_t kProblemCap = 320;   // one message line, NUL included
 
 // "invalid NAME='shown value' (want ...); fallback": one per bad variable, without the
@@ -43,6 +43,7 @@ struct Options {
   unsigned disabled = 0;           // POOLSHIM_DISABLE as a mask of Surface bits
   const char* group = nullptr;     // POOLSHIM_GROUP; nullptr = none
   bool openmp_native = true;       // POOLSHIM_OPENMP: the native OpenMP runtime (forward: off)
+  bool kmpc_native = false;        // POOLSHIM_KMPC: LLVM OpenMP's __kmpc calls natively too
   bool secure = false;             // AT_SECURE: the environment was not read
   Problem problems[kOptionCount];
   size_t problem_count = 0;  // bad values met, in table order
@@ -83,7 +84,8 @@ bool parse_log_file(const char* text);
 // A group name: 1 to kMaxGroupName characters of [A-Za-z0-9_.-] (it becomes part of a file name
 // under /dev/shm, so no '/', no spaces, nothing to escape).
 bool parse_group(const char* text);
-// POOLSHIM_OPENMP: "shim" (true, the default) or "forward" (false).
+// POOLSHIM_OPENMP: "shim" (true, the default) or "forward" (false); POOLSHIM_KMPC the same words
+// (there "forward" is the default).
 bool parse_openmp(const char* text, bool* native);
 // OMP_STACKSIZE's syntax, as libgomp reads it: a whole number, then optionally B, K, M or G
 // (any case; no suffix: K), blanks around; in bytes.

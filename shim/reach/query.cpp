@@ -3,6 +3,7 @@
 #include "reach/query.h"
 
 #include <elf.h>
+#include <stdio.h>
 
 #include "base/modules.h"
 #include "elf/reader.h"
@@ -23,6 +24,28 @@ JudgedModule view(const ModuleRecord& r) {
 }
 
 void judge_callback(const LoadedModule& m, void*) { record_for(m); }
+
+struct ImportCtx {
+  bool (*unwanted)(const char*);
+  uintptr_t skip_bias;
+  char* buf;
+  size_t cap;
+  bool found = false;
+};
+
+void import_callback(const LoadedModule& m, void* p) {
+  ImportCtx* c = static_cast<ImportCtx*>(p);
+  if (c->found || m.bias == c->skip_bias) return;
+  elf::Reader r;
+  if (!r.open_loaded(m.bias, m.phdr, m.phnum)) return;
+  elf::Symbol s;
+  for (size_t i = 0; i < r.dynsym_count(); ++i) {
+    if (!r.dynsym(i, &s) || s.defined() || s.name == nullptr || !c->unwanted(s.name)) continue;
+    snprintf(c->buf, c->cap, "%s calls %s", m.main_executable ? "the executable" : m.name, s.name);
+    c->found = true;
+    return;
+  }
+}
 
 struct SurfaceCtx {
   JudgedFn fn;
@@ -83,6 +106,14 @@ bool judged_module(size_t i, JudgedModule* out) {
 void for_each_loaded_with_surface(JudgedFn fn, void* ctx) {
   SurfaceCtx c{fn, ctx};
   base::for_each_module(surface_callback, &c);  // the main executable comes first
+}
+
+bool find_unwanted_import(bool (*unwanted)(const char* name), uintptr_t skip_bias, char* buf,
+                          size_t cap) {
+  ImportCtx c{unwanted, skip_bias, buf, cap};
+  if (cap > 0) buf[0] = '\0';
+  base::for_each_module(import_callback, &c);
+  return c.found;
 }
 
 bool executorch_module_with_unreachable_pthreadpool_loaded() {

@@ -42,6 +42,15 @@ void for_each_loaded_with_surface(JudgedFn fn, void* ctx);
 // shim cannot reach.
 bool executorch_module_with_unreachable_pthreadpool_loaded();
 
+// --- What the loaded modules import ---------------------------------------------------------
+
+// The first undefined dynamic symbol, in the modules loaded now (the main executable first), for
+// which unwanted(name) is true, written as "<module> calls <name>" into buf (cap bytes); false,
+// and buf "", when there is none. The module loaded at skip_bias is passed over (the shim: it
+// defines such names, it imports none). unwanted runs inside dl_iterate_phdr: read memory only.
+bool find_unwanted_import(bool (*unwanted)(const char* name), uintptr_t skip_bias, char* buf,
+                          size_t cap);
+
 // --- The module a call came from ----------------------------------------------------------
 
 // True when the module whose code contains addr resolves its pthreadpool_* calls through the

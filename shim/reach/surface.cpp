@@ -92,9 +92,9 @@ constexpr const char* kPthreadpoolIdents[] = {
 // pthreadpool_create: how a module obtains a pool.
 constexpr bool is_pthreadpool_entry(const char* ident) { return same_text(ident, "create"); }
 
-// OpenMP: the names of openmp.def (symbols/openmp_rows.h: one name per version row, so a name
-// may repeat, which only costs a comparison). Only names that start with "GOMP_" or "omp_" reach
-// the scan.
+// OpenMP: the names of openmp.def's libgomp rows (symbols/openmp_rows.h: one name per version
+// row, so a name may repeat, which only costs a comparison; libomp's rows, kmpc.def, are not a
+// surface the audit judges). Only names that start with "GOMP_" or "omp_" reach the scan.
 
 bool has_prefix(const char* s, const char* prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -104,7 +104,7 @@ bool is_openmp_name(const char* name) {
   if (!(name[0] == 'G' && has_prefix(name, "GOMP_")) &&
       !(name[0] == 'o' && has_prefix(name, "omp_")))
     return false;
-  for (size_t row = 0; row < symbols::openmp_rows::kCount; ++row)
+  for (size_t row = 0; row < symbols::openmp_rows::kFirstLibompRow; ++row)
     if (strcmp(name, symbols::openmp_rows::name(row)) == 0) return true;
   return false;
 }

@@ -104,24 +104,19 @@ constexpr size_t row_of(const char* fn, const char* ver) {
 }
 
 namespace detail {
-constexpr bool is_kmpc(const char* s) {
-  const char* p = "__kmpc_";
-  for (size_t i = 0; p[i] != '\0'; ++i)
-    if (s[i] != p[i]) return false;
-  return true;
-}
-constexpr size_t first_kmpc_row() {
+constexpr size_t first_libomp_row() {
   size_t i = 0;
-  while (i < kCount && !is_kmpc(kNames[i])) ++i;
+  while (i < kCount && !same(kVersions[i], "VERSION")) ++i;
   for (size_t j = i; j < kCount; ++j)
-    if (!is_kmpc(kNames[j])) return kCount;  // kmpc.def's rows must come last, together
+    if (!same(kVersions[j], "VERSION")) return kCount;  // kmpc.def's rows come last, together
   return i;
 }
 }  // namespace detail
 
-// The first of LLVM libomp's __kmpc_* rows: kmpc.def's, after every libgomp row.
-inline constexpr size_t kFirstKmpcRow = detail::first_kmpc_row();
-static_assert(kFirstKmpcRow < kCount, "the __kmpc_* rows come last in openmp.def, together");
+// The first of LLVM libomp's rows (kmpc.def: __kmpc_* and omp_*, all in libomp's node VERSION),
+// after every libgomp row.
+inline constexpr size_t kFirstLibompRow = detail::first_libomp_row();
+static_assert(kFirstLibompRow < kCount, "libomp's rows come last in openmp.def, together");
 
 // A row number found at compile time, as a table keyed by row stores it: checked<row_of(...)>()
 // does not build when the name is not in openmp.def.

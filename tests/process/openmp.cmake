@@ -72,17 +72,26 @@ endif()
 
 # process.openmp.kmpc_forward: clang-built programs (LLVM libomp's __kmpc_* ABI) print the same
 # without the shim and under the preload in every mode, their calls entering the shim and going
-# on to libomp (openmp_kmpc_driver.py). Skipped without clang-14 and libomp-14-dev.
+# on to libomp (openmp_kmpc_driver.py); process.openmp.kmpc_native: with POOLSHIM_KMPC=shim, a
+# program within the native set runs natively with the same output, one outside it stays on
+# libomp, and the mixed OpenMP + pthreadpool program keeps to the budget's threads
+# (openmp_kmpc_native_driver.py). Skipped without clang-14 and libomp-14-dev.
 find_program(POOLSHIM_CLANG14 clang-14)
-if(POOLSHIM_CLANG14 AND EXISTS /usr/lib/llvm-14/lib/libomp.so)
-  poolshim_process_test(openmp kmpc_forward TIMEOUT 300
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_kmpc_driver.py
-      --shim $<TARGET_FILE:poolshim> --clang ${POOLSHIM_CLANG14}
-      --fixtures ${PROJECT_SOURCE_DIR}/tests/fixtures/openmp)
-else()
-  poolshim_process_test(openmp kmpc_forward SKIPPED
-    "no clang-14 or libomp-14-dev (scripts/deps.sh openmp)")
-endif()
+foreach(_kmpc forward native)
+  set(_driver openmp_kmpc_driver.py)
+  if(_kmpc STREQUAL native)
+    set(_driver openmp_kmpc_native_driver.py)
+  endif()
+  if(POOLSHIM_CLANG14 AND EXISTS /usr/lib/llvm-14/lib/libomp.so)
+    poolshim_process_test(openmp kmpc_${_kmpc} TIMEOUT 300
+      COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/${_driver}
+        --shim $<TARGET_FILE:poolshim> --clang ${POOLSHIM_CLANG14}
+        --fixtures ${PROJECT_SOURCE_DIR}/tests/fixtures/openmp)
+  else()
+    poolshim_process_test(openmp kmpc_${_kmpc} SKIPPED
+      "no clang-14 or libomp-14-dev (scripts/deps.sh openmp)")
+  endif()
+endforeach()
 
 # The suite's runner preloads the shim alone: no sanitizer runtime, so not in sanitizer builds.
 file(GLOB _gcc_tarball /usr/src/gcc-12/gcc-12*.tar.xz)

@@ -3,7 +3,7 @@
 // __kmpc_*, and, when GCC's libgomp.so.1 is installed, exactly the host functions it exports with
 // the same versions (OpenACC and the offload plugin interface left out), so that a module's
 // versioned reference (GOMP_parallel@GOMP_4.0) finds the shim first; when LLVM's libomp.so.5 is
-// installed, exactly its __kmpc_* functions, in its node VERSION (kmpc.def's rows).
+// installed, exactly its __kmpc_* and omp_* functions in its node VERSION (kmpc.def's rows).
 #include <gtest/gtest.h>
 
 #include <stdio.h>
@@ -26,9 +26,26 @@ std::set<std::string> table() {
   return rows;
 }
 
-bool gomp_name(const std::string& s) { return s.rfind("GOMP_", 0) == 0 || s.rfind("omp_", 0) == 0; }
-bool kmpc_name(const std::string& s) { return s.rfind("__kmpc_", 0) == 0; }
-bool openmp_name(const std::string& s) { return gomp_name(s) || kmpc_name(s); }
+// On name@@version or name@version: libomp's rows are its node VERSION's, __kmpc_* and omp_*.
+bool libomp_name(const std::string& s) {
+  const std::string tail = "@VERSION";
+  return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0 &&
+         (s.rfind("__kmpc_", 0) == 0 || s.rfind("omp_", 0) == 0);
+}
+// name@@VERSION -> name@VERSION: libomp makes VERSION the default of every name; the shim does
+// only where libgomp has no version of the name (kmpc_omp.def).
+std::set<std::string> any_binding(const std::set<std::string>& in) {
+  std::set<std::string> out;
+  for (std::string s : in) {
+    const size_t at = s.find("@@");
+    out.insert(at == std::string::npos ? s : s.erase(at, 1));
+  }
+  return out;
+}
+bool gomp_name(const std::string& s) {
+  return (s.rfind("GOMP_", 0) == 0 || s.rfind("omp_", 0) == 0) && !libomp_name(s);
+}
+bool openmp_name(const std::string& s) { return gomp_name(s) || libomp_name(s); }
 
 std::set<std::string> shim_openmp(bool (*which)(const std::string&) = openmp_name) {
   std::set<std::string> names;
@@ -40,8 +57,8 @@ std::set<std::string> shim_openmp(bool (*which)(const std::string&) = openmp_nam
   return names;
 }
 
-// A runtime's functions named `which`, as `objdump -T` shows them: name@@version or, for an
-// older binding, "(version)" -> name@version. Empty when the library is not installed.
+// A runtime's functions that `which` takes, as `objdump -T` shows them: name@@version or, for
+// an older binding, "(version)" -> name@version. Empty when the library is not installed.
 std::set<std::string> runtime_exports(const char* path, bool (*which)(const std::string&)) {
   std::set<std::string> names;
   FILE* p = popen((std::string("objdump -T ") + path + " 2>/dev/null").c_str(), "r");
@@ -54,10 +71,11 @@ std::set<std::string> runtime_exports(const char* path, bool (*which)(const std:
     while (n < 8 && in >> words[n]) ++n;
     if (n < 7 || words[2] != "DF" || words[3] == "*UND*") continue;
     std::string version = words[n - 2], name = words[n - 1];
-    if (!which(name) || name.rfind("GOMP_PLUGIN_", 0) == 0) continue;
+    if (name.rfind("GOMP_PLUGIN_", 0) == 0) continue;
     bool hidden = version.front() == '(';
     if (hidden) version = version.substr(1, version.size() - 2);
-    names.insert(name + (hidden ? "@" : "@@") + version);
+    std::string versioned = name + (hidden ? "@" : "@@") + version;
+    if (which(versioned)) names.insert(versioned);
   }
   pclose(p);
   return names;
@@ -81,21 +99,24 @@ TEST(OpenmpExports, TheHostPartOfLibgomp) {
 }
 
 // Debian's libomp5-14 (scripts/deps.sh openmp); Intel's libiomp5 has the same names and node.
-TEST(OpenmpExports, TheKmpcPartOfLibomp) {
-  std::set<std::string> kmpc = runtime_exports("/usr/lib/llvm-14/lib/libomp.so.5", kmpc_name);
+TEST(OpenmpExports, TheKmpcAndOmpPartOfLibomp) {
+  std::set<std::string> kmpc =
+      any_binding(runtime_exports("/usr/lib/llvm-14/lib/libomp.so.5", libomp_name));
   if (kmpc.empty()) GTEST_SKIP() << "libomp.so.5 (libomp5-14) or objdump not installed";
-  std::set<std::string> have = shim_openmp(kmpc_name);
-  EXPECT_TRUE(have.count("__kmpc_fork_call@@VERSION"));
+  std::set<std::string> have = any_binding(shim_openmp(libomp_name));
+  EXPECT_TRUE(have.count("__kmpc_fork_call@VERSION"));
+  EXPECT_TRUE(have.count("omp_get_thread_num@VERSION"));
   for (const std::string& s : kmpc)
     EXPECT_TRUE(have.count(s)) << "libomp exports, we do not: " << s;
   for (const std::string& s : have) EXPECT_TRUE(kmpc.count(s)) << "libomp does not export: " << s;
 }
 
-// The __kmpc_* rows come last (forward.cpp sends every row from kFirstKmpcRow on to libomp).
-TEST(OpenmpExports, KmpcRowsComeLast) {
+// libomp's rows come last (forward.cpp treats every row from kFirstLibompRow on as libomp's).
+TEST(OpenmpExports, LibompRowsComeLast) {
   namespace rows = poolshim::symbols::openmp_rows;
   for (size_t i = 0; i < rows::kCount; ++i)
-    EXPECT_EQ(kmpc_name(rows::name(i)), i >= rows::kFirstKmpcRow) << rows::name(i);
+    EXPECT_EQ(std::string(rows::version(i)) == "VERSION", i >= rows::kFirstLibompRow)
+        << rows::name(i);
 }
 
 TEST(OpenmpExports, EntriesStartUnresolved) {

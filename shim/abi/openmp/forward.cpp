@@ -6,8 +6,9 @@
 // The native runtime is the default (docs/openmp.md, "Decision", says why). The shim owns every
 // GOMP_*/omp_* name either way, so a row's target is chosen here, with no other interposition.
 //
-// LLVM libomp's __kmpc_* rows (symbols/kmpc.def) have no native implementation yet: they go to
-// the libomp the caller was linked against (libomp.h), in every mode.
+// LLVM libomp's rows (symbols/kmpc.def: __kmpc_* and omp_*@VERSION) go to the libomp the caller
+// was linked against (libomp.h), unless POOLSHIM_KMPC=shim and the process qualifies
+// (kmpc/gate.cpp): then to the native __kmpc runtime (kmpc/) and the runtime's omp_* functions.
 //
 // How the real function is found, once per row (entry.h: the trampolines cache it):
 //   1-2. runtime::real_function() (runtime/libgomp.h): the libgomp the program links, else the
@@ -17,6 +18,7 @@
 #include <dlfcn.h>
 
 #include "abi/openmp/entry.h"
+#include "abi/openmp/kmpc/kmpc.h"
 #include "abi/openmp/libomp.h"
 #include "abi/openmp/runtime/libgomp.h"
 #include "base/assert.h"
@@ -41,12 +43,27 @@ void say_where(size_t row, void* target) {
                  rows::version(row));
 }
 
-// A __kmpc_* row: to the real libomp, never native, never serial (the program was linked against
-// a runtime, so one is loaded; if none can be found, the row returns 0 and says so once).
-void* resolve_kmpc(size_t row) {
+// A row of libomp's (kmpc.def: __kmpc_*, omp_*@VERSION). Where the process runs __kmpc
+// natively (kmpc/gate.cpp), the runtime's function when it has one; otherwise the real libomp,
+// never serial (the caller was linked against a runtime, so one is loaded; if none can be found
+// the row returns 0 and says so once).
+void* resolve_libomp_row(size_t row) {
   using diag::LogLevel;
   using diag::LogSite;
   const char* name = rows::name(row);
+  const bool kmpc_name = name[0] == '_';
+  const bool native_process = kmpc::native_in_process();
+  if (native_process) {
+    void* native = kmpc_name                     ? kmpc::native_function(name)
+                   : kmpc::omp_name_native(name) ? runtime_function(row)
+                                                 : nullptr;
+    if (native != nullptr) return native;
+    if (kmpc_name)
+      diag::warn_once(LogSite::openmp_kmpc_late,
+                      "openmp: %s does not run natively, yet this process's __kmpc calls do "
+                      "(a module loaded after the decision calls it): it goes to libomp",
+                      name);
+  }
   void* target = libomp_function(name);
   if (target == nullptr) {
     diag::warn_once(LogSite::openmp_kmpc_missing,
@@ -54,7 +71,7 @@ void* resolve_kmpc(size_t row) {
                     rows::version(row));
     return reinterpret_cast<void*>(&psomp_missing);
   }
-  if (diag::log_enabled(LogLevel::info)) {
+  if (!native_process && diag::log_enabled(LogLevel::info)) {
     Dl_info info;
     const char* where = dladdr(target, &info) != 0 && info.dli_fname ? info.dli_fname : "?";
     diag::log_once(LogSite::openmp_kmpc, LogLevel::info,
@@ -82,8 +99,8 @@ extern "C" void* poolshim_openmp_resolve(std::atomic<void*>* slot) {
   // The load-time report (at info): which modules carry a copy of libgomp's ABI that the preload
   // cannot reach. Once per row's first call, so an OpenMP-only process is reported too.
   poolshim::report::report_modules_once();
-  if (row >= rows::kFirstKmpcRow) {
-    target = resolve_kmpc(row);
+  if (row >= rows::kFirstLibompRow) {
+    target = resolve_libomp_row(row);
     slot->store(target, std::memory_order_release);
     return target;
   }

@@ -1,0 +1,39 @@
+// The native __kmpc runtime: the entry points clang emits for host OpenMP code (LLVM libomp's
+// ABI, symbols/kmpc.def), mapped onto the runtime that serves libgomp's ABI (runtime/), so that a
+// clang-built region runs as a team of the shim's threads. Only with POOLSHIM_KMPC=shim, and only
+// in a process that calls nothing of libomp's beyond them (gate.cpp): libomp's entry points take
+// libomp's own thread ids, so the two cannot share a region.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace poolshim::abi::openmp::kmpc {
+
+// The native function for a __kmpc_* name, nullptr for one the runtime does not implement.
+void* native_function(const char* name);
+
+// Whether an omp_* name may run natively in a process whose __kmpc calls do: the runtime has it
+// and its argument types are libomp's too (not the locks, not the allocators: table.cpp).
+bool omp_name_native(const char* name);
+// Whether libomp's own omp_* function is right in such a process too: it reads no team (locks,
+// clocks, device and place queries). Such rows go to libomp.
+bool omp_name_runs_anywhere(const char* name);
+
+// Whether the __kmpc rows run natively in this process: decided once, on the first resolution
+// of a row of libomp's (forward.cpp), by POOLSHIM_KMPC, POOLSHIM_OPENMP, POOLSHIM_DISABLE and the
+// imports of the modules loaded then (gate.cpp). Logs the decision and its reason at info.
+bool native_in_process();
+
+}  // namespace poolshim::abi::openmp::kmpc
+
+// libomp's ident_t: the source location the compiler passes first; only passed through.
+struct ident_t;
+// The outlined body of a parallel region: (global thread id, bound thread id, shared vars...).
+using kmpc_micro = void (*)(int32_t* gtid, int32_t* btid, ...);
+
+extern "C" {
+// invoke.cpp: calls fn(gtid, btid, argv[0], ..., argv[argc - 1]); argv holds at least 4 entries.
+__attribute__((visibility("hidden"))) void psk_invoke_microtask(kmpc_micro fn, int32_t* gtid,
+                                                                int32_t* btid, int32_t argc,
+                                                                void** argv);
+}

@@ -1,0 +1,189 @@
+// The native __kmpc entry points of teams and synchronisation (kmpc.h): a region, its size and
+// its ids, barriers, single, master, critical sections, reductions and flush, each onto the
+// runtime that serves libgomp's ABI (runtime/entry_points.h), so that a clang-built team is a
+// team of the shim's threads with the ICVs the GOMP side sees.
+//
+// Thread ids: libomp's gtid is an index into its own thread table; here it is only a number
+// that the compiler passes back to us, which ignore it. __kmpc_global_thread_num gives each
+// thread a distinct one (the initial thread asks first: 0), as libomp's callers expect.
+#include <alloca.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include <new>
+
+#include <atomic>
+
+#include "abi/openmp/kmpc/kmpc_thread.h"
+#include "abi/openmp/kmpc/kmpc.h"
+#include "abi/openmp/runtime/entry_points.h"
+#include "base/assert.h"
+
+namespace poolshim::abi::openmp::kmpc {
+namespace {
+
+std::atomic<int32_t> g_next_gtid{0};
+
+pthread_key_t g_key;
+pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
+bool g_key_made = false;
+KmpcThread g_shared_fallback;
+
+void make_key() {
+  g_key_made = pthread_key_create(&g_key, [](void* p) { free(p); }) == 0;
+}
+
+}  // namespace
+
+// The dispatch states saved by the serialized regions a thread is inside, innermost first, each
+// with its nesting depth (a malloc failure saves nothing for its level: only a dynamic loop
+// around that region would then lose its place).
+struct SavedDispatch {
+  DispatchState state;
+  SavedDispatch* outer;
+  int depth;
+};
+
+namespace {
+
+struct Region {
+  kmpc_micro fn;
+  int32_t argc;
+  void** argv;
+};
+
+int32_t gtid() {
+  KmpcThread& t = kmpc_thread();
+  if (t.gtid < 0) t.gtid = g_next_gtid.fetch_add(1, std::memory_order_relaxed);
+  return t.gtid;
+}
+
+// Each member of the team, the caller included: its ids, then the body.
+void run_member(void* data) {
+  const Region* r = static_cast<const Region*>(data);
+  int32_t g = gtid();
+  int32_t b = psn_omp_get_thread_num();
+  psk_invoke_microtask(r->fn, &g, &b, r->argc, r->argv);
+}
+
+void nothing(void*) {}
+
+}  // namespace
+
+KmpcThread& kmpc_thread() {
+  pthread_once(&g_key_once, make_key);
+  if (!g_key_made) return g_shared_fallback;
+  if (void* p = pthread_getspecific(g_key)) return *static_cast<KmpcThread*>(p);
+  void* p = malloc(sizeof(KmpcThread));
+  if (p == nullptr || pthread_setspecific(g_key, p) != 0) {
+    free(p);
+    return g_shared_fallback;
+  }
+  return *new (p) KmpcThread();
+}
+
+}  // namespace poolshim::abi::openmp::kmpc
+
+using namespace poolshim::abi::openmp::kmpc;
+
+extern "C" {
+
+int32_t psk_global_thread_num(ident_t*) { return gtid(); }
+int32_t psk_bound_thread_num(ident_t*) { return psn_omp_get_thread_num(); }
+int32_t psk_bound_num_threads(ident_t*) { return psn_omp_get_num_threads(); }
+int32_t psk_in_parallel(ident_t*) { return psn_omp_in_parallel() ? 1 : 0; }
+int32_t psk_ok_to_fork(ident_t*) { return 1; }
+
+void psk_push_num_threads(ident_t*, int32_t, int32_t n) {
+  kmpc_thread().pushed_threads = n > 0 ? static_cast<uint32_t>(n) : 0;
+}
+
+// The shared variables are read off the variadic list into an array of at least 4 entries
+// (the invoker loads four registers whatever argc is); the region runs member 0 on this thread
+// and returns after the team's end, so the array on this stack outlives every member.
+void psk_fork_call(ident_t*, int32_t argc, kmpc_micro fn, ...) {
+  POOLSHIM_ASSERT(argc >= 0);
+  const int32_t slots = argc > 4 ? argc : 4;
+  void** argv = static_cast<void**>(alloca(sizeof(void*) * static_cast<size_t>(slots)));
+  va_list ap;
+  va_start(ap, fn);
+  for (int32_t i = 0; i < slots; ++i) argv[i] = i < argc ? va_arg(ap, void*) : nullptr;
+  va_end(ap);
+  KmpcThread& t = kmpc_thread();
+  const uint32_t n = t.pushed_threads;
+  t.pushed_threads = 0;
+  Region r{fn, argc, argv};
+  const DispatchState saved = t.dispatch;
+  psn_GOMP_parallel(run_member, &r, n, 0);
+  t.dispatch = saved;
+}
+
+// if(0) regions: the caller runs the body itself between these two, as a team of one.
+void psk_serialized_parallel(ident_t*, int32_t) {
+  KmpcThread& t = kmpc_thread();
+  t.pushed_threads = 0;
+  if (auto* s = static_cast<SavedDispatch*>(malloc(sizeof(SavedDispatch)))) {
+    *s = SavedDispatch{t.dispatch, t.serialized, t.serialized_depth};
+    t.serialized = s;
+  }
+  ++t.serialized_depth;
+  psn_GOMP_parallel_start(nothing, nullptr, 1);
+}
+
+void psk_end_serialized_parallel(ident_t*, int32_t) {
+  psn_GOMP_parallel_end();
+  KmpcThread& t = kmpc_thread();
+  POOLSHIM_ASSERT(t.serialized_depth > 0);
+  --t.serialized_depth;
+  if (SavedDispatch* s = t.serialized; s != nullptr && s->depth == t.serialized_depth) {
+    t.dispatch = s->state;
+    t.serialized = s->outer;
+    free(s);
+  }
+}
+
+void psk_barrier(ident_t*, int32_t) { psn_GOMP_barrier(); }
+void psk_flush(ident_t*) { std::atomic_thread_fence(std::memory_order_seq_cst); }
+
+int32_t psk_single(ident_t*, int32_t) { return psn_GOMP_single_start() ? 1 : 0; }
+void psk_end_single(ident_t*, int32_t) {}
+int32_t psk_master(ident_t*, int32_t) { return psn_omp_get_thread_num() == 0 ? 1 : 0; }
+void psk_end_master(ident_t*, int32_t) {}
+int32_t psk_masked(ident_t*, int32_t, int32_t filter) {
+  return psn_omp_get_thread_num() == filter ? 1 : 0;
+}
+void psk_end_masked(ident_t*, int32_t) {}
+
+// kmp_critical_name is 32 zeroed bytes per name: room for GOMP_critical_name_start's pointer.
+void psk_critical(ident_t*, int32_t, void* name) {
+  psn_GOMP_critical_name_start(static_cast<void**>(name));
+}
+void psk_critical_with_hint(ident_t*, int32_t, void* name, uint32_t) {
+  psn_GOMP_critical_name_start(static_cast<void**>(name));
+}
+void psk_end_critical(ident_t*, int32_t, void* name) {
+  psn_GOMP_critical_name_end(static_cast<void**>(name));
+}
+
+// Reductions: always libomp's "critical" method (answer 1): each member combines its copy into
+// the shared variables under the reduction's lock, then ends. The blocking form ends with a
+// barrier, as libomp's does.
+int32_t psk_reduce_nowait(ident_t*, int32_t, int32_t, size_t, void*, void (*)(void*, void*),
+                          void* lock) {
+  psn_GOMP_critical_name_start(static_cast<void**>(lock));
+  return 1;
+}
+void psk_end_reduce_nowait(ident_t*, int32_t, void* lock) {
+  psn_GOMP_critical_name_end(static_cast<void**>(lock));
+}
+int32_t psk_reduce(ident_t*, int32_t, int32_t, size_t, void*, void (*)(void*, void*), void* lock) {
+  psn_GOMP_critical_name_start(static_cast<void**>(lock));
+  return 1;
+}
+void psk_end_reduce(ident_t*, int32_t, void* lock) {
+  psn_GOMP_critical_name_end(static_cast<void**>(lock));
+  psn_GOMP_barrier();
+}
+
+}  // extern "C"
