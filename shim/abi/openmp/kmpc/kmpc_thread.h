@@ -29,6 +29,7 @@ struct KmpcThread {
   uint32_t pushed_threads = 0;  // __kmpc_push_num_threads, for the next fork
   SavedDispatch* serialized = nullptr;
   int serialized_depth = 0;
+  bool reduce_locked = false;  // __kmpc_reduce took the reduction's lock (method 1)
   DispatchState dispatch;
 };
 

@@ -69,6 +69,17 @@ void run_member(void* data) {
 
 void nothing(void*) {}
 
+// libomp's ident_t (kmp.h): the compiler's flags are its second word.
+struct Ident {
+  int32_t reserved_1;
+  int32_t flags;
+};
+constexpr int32_t kIdentAtomicReduce = 0x10;  // KMP_IDENT_ATOMIC_REDUCE
+
+bool atomic_reduce(const ident_t* loc) {
+  return loc != nullptr && (reinterpret_cast<const Ident*>(loc)->flags & kIdentAtomicReduce) != 0;
+}
+
 }  // namespace
 
 KmpcThread& kmpc_thread() {
@@ -166,23 +177,32 @@ void psk_end_critical(ident_t*, int32_t, void* name) {
   psn_GOMP_critical_name_end(static_cast<void**>(name));
 }
 
-// Reductions: always libomp's "critical" method (answer 1): each member combines its copy into
-// the shared variables under the reduction's lock, then ends. The blocking form ends with a
-// barrier, as libomp's does.
-int32_t psk_reduce_nowait(ident_t*, int32_t, int32_t, size_t, void*, void (*)(void*, void*),
+// Reductions. Where the compiler also emitted the atomic form (KMP_IDENT_ATOMIC_REDUCE in the
+// location's flags), answer 2: each member combines its copy with atomic updates, no lock (the
+// nowait form then calls no end). Otherwise libomp's "critical" method, answer 1: each member
+// combines under the reduction's lock, then ends. The blocking form's end adds a barrier, as
+// libomp's does, and is called for both answers.
+int32_t psk_reduce_nowait(ident_t* loc, int32_t, int32_t, size_t, void*, void (*)(void*, void*),
                           void* lock) {
+  if (atomic_reduce(loc)) return 2;
   psn_GOMP_critical_name_start(static_cast<void**>(lock));
   return 1;
 }
 void psk_end_reduce_nowait(ident_t*, int32_t, void* lock) {
   psn_GOMP_critical_name_end(static_cast<void**>(lock));
 }
-int32_t psk_reduce(ident_t*, int32_t, int32_t, size_t, void*, void (*)(void*, void*), void* lock) {
+int32_t psk_reduce(ident_t* loc, int32_t, int32_t, size_t, void*, void (*)(void*, void*),
+                   void* lock) {
+  const bool atomic = atomic_reduce(loc);
+  kmpc_thread().reduce_locked = !atomic;
+  if (atomic) return 2;
   psn_GOMP_critical_name_start(static_cast<void**>(lock));
   return 1;
 }
 void psk_end_reduce(ident_t*, int32_t, void* lock) {
-  psn_GOMP_critical_name_end(static_cast<void**>(lock));
+  KmpcThread& t = kmpc_thread();
+  if (t.reduce_locked) psn_GOMP_critical_name_end(static_cast<void**>(lock));
+  t.reduce_locked = false;
   psn_GOMP_barrier();
 }
 
