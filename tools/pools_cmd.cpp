@@ -181,8 +181,17 @@ std::vector<Pool> pools_of_pid(long pid, std::string* error) {
     if (api == nullptr) continue;
     Pool p{api->user_api, api->internal_api, prefix_of(e.path), e.path, ""};
     bool openmp = strcmp(api->user_api, "openmp") == 0;
-    p.merged = openmp && openmp_native;
-    if (p.merged) {
+    // LLVM's libomp and Intel's libiomp5 serve the __kmpc ABI, which the shim passes on to them
+    // unless POOLSHIM_KMPC=shim and the process's every __kmpc call is native (a decision made
+    // inside the process, which only its log states): their pool is theirs.
+    const bool llvm = openmp && strstr(e.runtime->name, "libgomp") == nullptr;
+    p.merged = openmp && openmp_native && !llvm;
+    if (llvm && shim_openmp) {
+      p.reason = prefix_of(e.path) +
+                 " keeps its own pool (the shim passes LLVM OpenMP's __kmpc calls on to it; with "
+                 "POOLSHIM_KMPC=shim they run on the one pool where every one the process makes "
+                 "is native, which the shim's log says)";
+    } else if (p.merged) {
       p.reason = "the shim's OpenMP surface runs its parallel regions on the one pool";
     } else if (openmp && shim_openmp) {
       p.reason = prefix_of(e.path) +

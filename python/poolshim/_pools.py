@@ -197,7 +197,16 @@ def _runtime_entries(st, workers):
         num = _call_int(lib, getter) if lib is not None and getter else None
         version = _openblas_version(lib) if lib is not None and internal_api == "openblas" else None
         _close(lib)
-        if user_api == "openmp" and openmp_native:
+        # LLVM's libomp and Intel's libiomp5 serve the __kmpc ABI, which the shim passes on to
+        # them unless POOLSHIM_KMPC=shim and every __kmpc call of the process is native (decided
+        # inside the process; its log says which): their pool is theirs.
+        llvm = user_api == "openmp" and "libgomp" not in rt["name"]
+        if llvm and shim_openmp:
+            merged, reason = False, ("%s keeps its own pool (the shim passes LLVM OpenMP's __kmpc calls "
+                                     "on to it; with POOLSHIM_KMPC=shim they run on the one pool where "
+                                     "every one the process makes is native, which the shim's log says)"
+                                     % _prefix(rt["path"]))
+        elif user_api == "openmp" and openmp_native:
             merged, reason = True, "the shim's OpenMP surface runs its parallel regions on the one pool"
         elif user_api == "openmp" and shim_openmp:
             merged, reason = False, ("%s keeps its own pool (the shim's OpenMP surface forwards to it; "

@@ -79,14 +79,18 @@ endif()
 find_program(POOLSHIM_CLANG14 clang-14)
 foreach(_kmpc forward native)
   set(_driver openmp_kmpc_driver.py)
+  set(_extra)
   if(_kmpc STREQUAL native)
     set(_driver openmp_kmpc_native_driver.py)
+  elseif(TARGET poolshim_cli)  # and the pools view of a clang-built process
+    set(_extra --poolshim $<TARGET_FILE:poolshim_cli> --include ${PROJECT_SOURCE_DIR}/include
+      --include ${PROJECT_BINARY_DIR}/include)
   endif()
   if(POOLSHIM_CLANG14 AND EXISTS /usr/lib/llvm-14/lib/libomp.so)
     poolshim_process_test(openmp kmpc_${_kmpc} TIMEOUT 300
       COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/${_driver}
         --shim $<TARGET_FILE:poolshim> --clang ${POOLSHIM_CLANG14}
-        --fixtures ${PROJECT_SOURCE_DIR}/tests/fixtures/openmp)
+        --fixtures ${PROJECT_SOURCE_DIR}/tests/fixtures/openmp ${_extra})
   else()
     poolshim_process_test(openmp kmpc_${_kmpc} SKIPPED
       "no clang-14 or libomp-14-dev (scripts/deps.sh openmp)")

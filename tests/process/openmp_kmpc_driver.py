@@ -2,13 +2,16 @@
 and kmpc_program.c (23 distinct __kmpc_* entry points between them), built at test time with
 clang-14 -fopenmp (Debian's clang-14 and libomp-14-dev: the programs link LLVM's libomp.so.5).
 The shim exports every __kmpc_* function in libomp's version node, so the program's calls enter
-it; none is native yet, so each goes on to libomp. Checked, at OMP_NUM_THREADS unset, 1, 2 and
+it; by default (POOLSHIM_KMPC=forward) each goes on to libomp. Checked, at OMP_NUM_THREADS unset, 1, 2 and
 3: the output is the same without the shim, preloaded, with POOLSHIM_OPENMP=forward and with
 POOLSHIM_DISABLE=openmp; the preloaded run's log (POOLSHIM_LOG=info) says the __kmpc calls went
-through the shim to libomp.so.5, so the rows were reached and not bypassed. Skipped without
-clang-14 or libomp-14-dev.
+through the shim to libomp.so.5, so the rows were reached and not bypassed. With --poolshim,
+`poolshim info --pools --json --pid` of a clang-built host (team_threads.c) under the preload
+lists libomp.so.5 as not merged, saying the shim passes the __kmpc calls on to it. Skipped
+without clang-14 or libomp-14-dev.
 """
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -33,6 +36,27 @@ def build(a, tmp):
     return exes
 
 
+def pools_view(a, tmp):
+    """The pools view of a clang-built process under the preload: libomp's row is its own pool."""
+    exe = os.path.join(tmp, "team_threads")
+    includes = [f"-I{d}" for d in a.include]
+    r = subprocess.run([a.clang, "-fopenmp", "-O1", *includes,
+                        os.path.join(a.fixtures, "team_threads.c"), "-o", exe, "-ldl"],
+                       capture_output=True, text=True)
+    pu.require(r.returncode == 0, f"clang-14 builds team_threads.c ({r.stderr[-400:]!r})")
+    env = pu.clean_env(LD_PRELOAD=a.shim, OMP_NUM_THREADS="2")
+    p = pu.spawn([exe], env, what="team_threads", timeout=a.timeout, stdin=subprocess.PIPE,
+                 text=True)
+    p.stdout.readline()
+    p.stdout.readline()  # ready
+    view = pu.run([a.poolshim, "info", "--pools", "--json", "--pid", str(p.pid)],
+                  what="poolshim info --pools --json --pid")
+    pu.finish(p, "\n")
+    rows = [e for e in json.loads(view.stdout) if e.get("filepath", "").endswith("libomp.so.5")]
+    pu.check(len(rows) == 1 and rows[0]["merged"] is False and "__kmpc" in rows[0]["reason"],
+             f"poolshim info --pools: libomp.so.5 keeps its own pool, and says why ({rows})")
+
+
 def body(a):
     if not a.clang or not shutil.which(a.clang):
         pu.skip("no clang-14 (scripts/deps.sh openmp installs it)")
@@ -55,6 +79,8 @@ def body(a):
                          f"{name}, OMP_NUM_THREADS={threads}: the log says the __kmpc calls went "
                          f"through the shim to libomp.so.5 ({log!r})")
             print(f"{name}: {results[0].stdout.strip()}")
+        if a.poolshim:
+            pools_view(a, tmp)
 
 
 if __name__ == "__main__":
@@ -62,6 +88,9 @@ if __name__ == "__main__":
     ap.add_argument("--shim", required=True)
     ap.add_argument("--clang", default="", help="clang-14; empty: skipped")
     ap.add_argument("--fixtures", required=True, help="tests/fixtures/openmp")
+    ap.add_argument("--poolshim", default="", help="the command, for the pools view")
+    ap.add_argument("--include", action="append", default=[],
+                    help="a folder of the public headers (include/ and the generated one)")
     ap.add_argument("--timeout", type=float, default=60)
     args = ap.parse_args()
     pu.main("openmp.kmpc_forward", lambda: body(args))
