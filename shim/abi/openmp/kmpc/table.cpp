@@ -9,18 +9,17 @@
 
 // The native entry points: parallel.cpp and loop.cpp define psk_<name without __kmpc_>; declared
 // here by name only (the lookup takes their addresses, never calls them).
-#define PSK_NATIVE(X)                                                                              \
-  X(fork_call)                                                                                     \
-  X(push_num_threads)                                                                              \
-  X(serialized_parallel)                                                                           \
-  X(end_serialized_parallel) X(global_thread_num) X(bound_thread_num) X(bound_num_threads)         \
-      X(in_parallel) X(ok_to_fork) X(barrier) X(flush) X(single) X(end_single) X(master)           \
-          X(end_master) X(masked) X(end_masked) X(critical) X(critical_with_hint) X(end_critical)  \
-              X(reduce) X(reduce_nowait) X(end_reduce) X(end_reduce_nowait) X(for_static_init_4)   \
-                  X(for_static_init_4u) X(for_static_init_8) X(for_static_init_8u)                 \
-                      X(for_static_fini) X(dispatch_init_4) X(dispatch_init_4u) X(dispatch_init_8) \
-                          X(dispatch_init_8u) X(dispatch_next_4) X(dispatch_next_4u)               \
-                              X(dispatch_next_8) X(dispatch_next_8u)
+// clang-format off
+#define PSK_NATIVE(X) \
+  X(fork_call) X(push_num_threads) X(serialized_parallel) X(end_serialized_parallel) \
+  X(global_thread_num) X(bound_thread_num) X(bound_num_threads) X(in_parallel) X(ok_to_fork) \
+  X(barrier) X(flush) X(single) X(end_single) X(master) X(end_master) X(masked) X(end_masked) \
+  X(critical) X(critical_with_hint) X(end_critical) X(reduce) X(reduce_nowait) X(end_reduce) \
+  X(end_reduce_nowait) X(for_static_init_4) X(for_static_init_4u) X(for_static_init_8) \
+  X(for_static_init_8u) X(for_static_fini) X(dispatch_init_4) X(dispatch_init_4u) \
+  X(dispatch_init_8) X(dispatch_init_8u) X(dispatch_next_4) X(dispatch_next_4u) \
+  X(dispatch_next_8) X(dispatch_next_8u)
+// clang-format on
 
 extern "C" {
 #define PSK_DECLARE(fn) __attribute__((visibility("hidden"))) void psk_##fn();
