@@ -26,11 +26,11 @@ std::set<std::string> table() {
   return rows;
 }
 
-// On name@@version or name@version: libomp's rows are its node VERSION's, __kmpc_* and omp_*.
+// On name@@version or name@version: libomp's rows are its node VERSION's: __kmpc_*, omp_*, GOMP_*.
 bool libomp_name(const std::string& s) {
   const std::string tail = "@VERSION";
   return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0 &&
-         (s.rfind("__kmpc_", 0) == 0 || s.rfind("omp_", 0) == 0);
+         (s.rfind("__kmpc_", 0) == 0 || s.rfind("omp_", 0) == 0 || s.rfind("GOMP_", 0) == 0);
 }
 // name@@VERSION -> name@VERSION: libomp makes VERSION the default of every name; the shim does
 // only where libgomp has no version of the name (kmpc_omp.def).
@@ -106,6 +106,7 @@ TEST(OpenmpExports, TheKmpcAndOmpPartOfLibomp) {
   std::set<std::string> have = any_binding(shim_openmp(libomp_name));
   EXPECT_TRUE(have.count("__kmpc_fork_call@VERSION"));
   EXPECT_TRUE(have.count("omp_get_thread_num@VERSION"));
+  EXPECT_TRUE(have.count("GOMP_parallel@VERSION"));
   for (const std::string& s : kmpc)
     EXPECT_TRUE(have.count(s)) << "libomp exports, we do not: " << s;
   for (const std::string& s : have) EXPECT_TRUE(kmpc.count(s)) << "libomp does not export: " << s;

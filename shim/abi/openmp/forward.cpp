@@ -6,9 +6,10 @@
 // The native runtime is the default (docs/openmp.md, "Decision", says why). The shim owns every
 // GOMP_*/omp_* name either way, so a row's target is chosen here, with no other interposition.
 //
-// LLVM libomp's rows (symbols/kmpc.def: __kmpc_* and omp_*@VERSION) go to the libomp the caller
-// was linked against (libomp.h), unless POOLSHIM_KMPC=shim and the process qualifies
-// (kmpc/gate.cpp): then to the native __kmpc runtime (kmpc/) and the runtime's omp_* functions.
+// LLVM libomp's rows (symbols/kmpc.def: __kmpc_*, omp_*@VERSION, GOMP_*@VERSION) go to the
+// libomp the caller was linked against (libomp.h), unless POOLSHIM_KMPC=shim and the process
+// qualifies (kmpc/gate.cpp): then to the native __kmpc runtime (kmpc/) and the runtime's omp_*
+// and GOMP_* functions.
 //
 // How the real function is found, once per row (entry.h: the trampolines cache it):
 //   1-2. runtime::real_function() (runtime/libgomp.h): the libgomp the program links, else the
@@ -43,10 +44,10 @@ void say_where(size_t row, void* target) {
                  rows::version(row));
 }
 
-// A row of libomp's (kmpc.def: __kmpc_*, omp_*@VERSION). Where the process runs __kmpc
-// natively (kmpc/gate.cpp), the runtime's function when it has one; otherwise the real libomp,
-// never serial (the caller was linked against a runtime, so one is loaded; if none can be found
-// the row returns 0 and says so once).
+// A row of libomp's (kmpc.def: __kmpc_*, omp_*@VERSION, GOMP_*@VERSION). Where the process runs
+// __kmpc natively (kmpc/gate.cpp), the runtime's function when it has one; otherwise the real
+// libomp, never serial (the caller was linked against a runtime, so one is loaded; if none can be
+// found the row returns 0 and says so once).
 void* resolve_libomp_row(size_t row) {
   using diag::LogLevel;
   using diag::LogSite;
@@ -54,9 +55,11 @@ void* resolve_libomp_row(size_t row) {
   const bool kmpc_name = name[0] == '_';
   const bool native_process = kmpc::native_in_process();
   if (native_process) {
-    void* native = kmpc_name                     ? kmpc::native_function(name)
-                   : kmpc::omp_name_native(name) ? runtime_function(row)
-                                                 : nullptr;
+    // __kmpc_*: the native __kmpc runtime's; omp_* and GOMP_*: the runtime's of the same name,
+    // where kmpc/table.cpp allows it.
+    void* native = kmpc_name                         ? kmpc::native_function(name)
+                   : kmpc::runtime_name_native(name) ? runtime_function(row)
+                                                     : nullptr;
     if (native != nullptr) return native;
     if (kmpc_name)
       diag::warn_once(LogSite::openmp_kmpc_late,

@@ -4,8 +4,9 @@
 // Why all or none: libomp's entry points take a thread id that indexes libomp's own thread
 // table. A region run natively whose body called a __kmpc function the runtime lacks would hand
 // libomp a thread and a team it never made. So the process runs natively only if every __kmpc_*
-// function that a loaded module imports is native, and every omp_* function it imports either
-// runs natively or reads no team (kmpc/table.cpp), so that libomp serves it for any thread. The
+// function that a loaded module imports is native, every GOMP_* function it imports runs
+// natively, and every omp_* function either runs natively or reads no team (kmpc/table.cpp), so
+// that libomp serves it for any thread. The
 // modules are those loaded at the decision, on the first call of any of libomp's rows (their
 // dynamic symbol tables, read in place by reach/); one loaded later that calls a __kmpc function
 // outside the set gets libomp's, with a warning (forward.cpp), and must not call it inside a
@@ -30,7 +31,9 @@ std::atomic<int> g_mode{kUndecided};
 // An import that keeps the process on libomp (runs inside dl_iterate_phdr: no dl* calls).
 bool blocks(const char* name) {
   if (strncmp(name, "__kmpc_", 7) == 0) return native_function(name) == nullptr;
-  if (strncmp(name, "omp_", 4) == 0) return !omp_name_native(name) && !omp_name_runs_anywhere(name);
+  if (strncmp(name, "omp_", 4) == 0)
+    return !runtime_name_native(name) && !omp_name_runs_anywhere(name);
+  if (strncmp(name, "GOMP_", 5) == 0) return !runtime_name_native(name);
   return false;
 }
 

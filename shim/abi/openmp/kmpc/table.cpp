@@ -44,9 +44,12 @@ void* native_function(const char* name) {
 // omp_lock_t and omp_nest_lock_t are one pointer each, where the runtime's nest lock is libgomp's
 // 16 bytes) nor the memory allocators (the runtime's omp_alloc hands out libgomp's memory, which
 // libomp's omp_free could not take back).
-bool omp_name_native(const char* name) {
-  if (strncmp(name, "omp_", 4) != 0 || strstr(name, "_lock") != nullptr ||
-      strstr(name, "alloc") != nullptr || strstr(name, "free") != nullptr)
+// GOMP_* functions (libomp implements libgomp's ABI too) the same way: the runtime's by name.
+bool runtime_name_native(const char* name) {
+  const bool omp = strncmp(name, "omp_", 4) == 0;
+  if (!omp && strncmp(name, "GOMP_", 5) != 0) return false;
+  if (strstr(name, "_lock") != nullptr || strstr(name, "alloc") != nullptr ||
+      strstr(name, "free") != nullptr)
     return false;
   namespace rows = symbols::openmp_rows;
   for (size_t row = 0; row < rows::kCount; ++row)
