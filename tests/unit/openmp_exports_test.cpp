@@ -26,11 +26,13 @@ std::set<std::string> table() {
   return rows;
 }
 
-// On name@@version or name@version: libomp's rows are its node VERSION's: __kmpc_*, omp_*, GOMP_*.
+// On name@@version or name@version: libomp's rows are its node VERSION's: __kmpc_*, omp_*, GOMP_*,
+// but the typed atomics __kmpc_atomic_* (kmpc.def says why).
 bool libomp_name(const std::string& s) {
   const std::string tail = "@VERSION";
   return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0 &&
-         (s.rfind("__kmpc_", 0) == 0 || s.rfind("omp_", 0) == 0 || s.rfind("GOMP_", 0) == 0);
+         (s.rfind("__kmpc_", 0) == 0 || s.rfind("omp_", 0) == 0 || s.rfind("GOMP_", 0) == 0) &&
+         s.rfind("__kmpc_atomic_", 0) != 0;
 }
 // name@@VERSION -> name@VERSION: libomp makes VERSION the default of every name; the shim does
 // only where libgomp has no version of the name (kmpc_omp.def).
