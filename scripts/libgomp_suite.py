@@ -13,8 +13,10 @@ optionally with the preload and the native surface) under a timeout, and a table
 
 With --clang, a third compiler column (issue 35): each test is also compiled with clang-14
 -fopenmp (Debian's clang-14 and libomp-14-dev: the program links LLVM's libomp.so.5 and calls
-its __kmpc_* ABI) and run on libomp without the shim and with the preload (the default mode).
-A test that passes on libomp and not under the preload is a regression like the GCC column's.
+its __kmpc_* ABI) and run on libomp without the shim and with the preload (the default mode:
+the __kmpc calls forward to libomp), and with --native also with POOLSHIM_KMPC=shim (the native
+__kmpc runtime, where the program's calls are all native). A test that passes on libomp and not
+under the preload is a regression like the GCC column's.
 
 Excluded, with the reason in the table: tests that only compile or link (dg-do compile/link),
 and tests whose run needs an offload device (their selectors name offload_device or an offload
@@ -29,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 
 TARBALL_GLOB = "/usr/src/gcc-12/gcc-*.tar.xz"
@@ -276,6 +279,20 @@ def run_test(test, exe, mode_env, timeout):
     return ("pass" if ok else "fail(rc=%d)" % r.returncode), secs
 
 
+def run_kmpc_native(test, exe, mode_env, timeout):
+    """run_test under POOLSHIM_KMPC=shim, and whether the shim's log says the __kmpc calls ran
+    natively (the gate admitted the program) rather than on libomp."""
+    fd, log = tempfile.mkstemp(prefix="libgomp_suite_", suffix=".log")
+    os.close(fd)
+    try:
+        env = dict(mode_env, POOLSHIM_LOG="info", POOLSHIM_LOG_FILE=log)
+        result = run_test(test, exe, env, timeout)[0]
+        with open(log, errors="replace") as f:
+            return result, "__kmpc calls run natively" in f.read()
+    finally:
+        os.unlink(log)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     repo = os.path.dirname(here)
@@ -293,7 +310,7 @@ def main():
                     help="with --native: leave the forwarding column out (libgomp and native only)")
     ap.add_argument("--clang", action="store_true",
                     help="add the clang-14 column: built with clang-14 -fopenmp, run on libomp "
-                         "without and with the preload")
+                         "without and with the preload (with --native: and POOLSHIM_KMPC=shim)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=60.0)
     a = ap.parse_args()
@@ -323,6 +340,9 @@ def main():
     # The clang column: the same test built by clang-14 against libomp, without the shim and
     # with the preload (its default mode). Compared with each other, not with the GCC column.
     clang_modes = [("clang-libomp", {}), ("clang-shim", {"LD_PRELOAD": os.path.abspath(a.shim)})]
+    if a.native:  # and the native __kmpc runtime (POOLSHIM_KMPC=shim, experimental)
+        clang_modes.append(("clang-native", {"LD_PRELOAD": os.path.abspath(a.shim),
+                                             "POOLSHIM_KMPC": "shim"}))
     if not a.clang:
         clang_modes = []
     elif not shutil.which("clang-14"):
@@ -345,7 +365,14 @@ def main():
                 res += ["build-error"] * len(clang_modes)
                 notes.append("clang-14: " + err)
             else:
-                res += [run_test(t, exe, env, a.timeout)[0] for _, env in clang_modes]
+                for name, env in clang_modes:
+                    if name != "clang-native":
+                        res.append(run_test(t, exe, env, a.timeout)[0])
+                        continue
+                    r, native = run_kmpc_native(t, exe, env, a.timeout)
+                    res.append(r)
+                    if native:
+                        notes.append("clang-native: natively")
         return t, res, "; ".join(notes)
 
     results = []
@@ -373,6 +400,11 @@ def main():
                                     zip(group[1:], res[base + 1:base + len(group)]) if r not in good]
     summary = "; ".join("%s: %s" % (m, ", ".join("%d %s" % (n, k) for k, n in sorted(c.items())))
                         for m, c in counts.items())
+    if any(m == "clang-native" for m, _ in clang_modes):
+        at = [m for m, _ in columns].index("clang-native")
+        ran = [res[at] for _, res, note in results if "clang-native: natively" in note]
+        summary += ("; clang-native ran natively in %d tests (%d pass), on libomp in the rest"
+                    % (len(ran), sum(r in ("pass", "xfail") for r in ran)))
     with open(out, "a") as f:
         f.write("\n%d tests. %s. Regressions (pass with libgomp, or libomp, not under the "
                 "shim): %d\n"

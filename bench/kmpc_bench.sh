@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# LLVM OpenMP's __kmpc ABI on the one pool (issue 35; docs/openmp.md, "LLVM's and Intel's
+# OpenMP"): side by side in one run, interleaved rounds,
+#   1. EPCC-style overheads (bench/openmp_overheads_bench.c built by clang-14 -fopenmp
+#      -DEPCC_NO_TASKS: every __kmpc call it makes is native), microseconds per construct at 2
+#      threads, on LLVM's libomp (no shim), under the preload (POOLSHIM_KMPC=forward, the
+#      default: the calls pass the shim and go to libomp) and with POOLSHIM_KMPC=shim (the native
+#      __kmpc runtime), with the native/libomp ratio of the medians;
+#   2. the mixed program (tests/fixtures/openmp/kmpc_mixed.c: OpenMP regions and pthreadpool
+#      calls), its threads with a budget of 2 in each variant (the median over the rounds).
+# Needs clang-14 and libomp-14-dev (scripts/deps.sh openmp), libpthreadpool-dev for part 2.
+# Writes OUT/kmpc.md.  usage: bench/kmpc_bench.sh SHIM OUT_DIR [ROUNDS] [REPS]
+set -euo pipefail
+shim=$(realpath "$1") out=$2 rounds=${3:-7} reps=${4:-20000}
+here="$(cd "$(dirname "$0")" && pwd)"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+clang-14 -fopenmp -O2 -DEPCC_NO_TASKS "$here/openmp_overheads_bench.c" -o "$work/epcc"
+mixed=""
+if clang-14 -fopenmp -O2 "$here/../tests/fixtures/openmp/kmpc_mixed.c" -o "$work/mixed" \
+    -lpthreadpool 2>/dev/null; then
+  mixed="$work/mixed"
+fi
+clean() { env -u LD_PRELOAD -u OMP_NUM_THREADS -u POOLSHIM_KMPC OMP_NUM_THREADS=2 "$@"; }
+declare -A variant=(
+  [libomp]=""
+  [shim-forward]="LD_PRELOAD=$shim"
+  [shim-native]="LD_PRELOAD=$shim POOLSHIM_KMPC=shim")
+order=(libomp shim-forward shim-native)
+for r in $(seq 1 "$rounds"); do
+  for v in "${order[@]}"; do
+    clean env ${variant[$v]} "$work/epcc" "$reps" | sed "s/^/$v /" >> "$work/epcc.txt"
+    if [ -n "$mixed" ]; then
+      clean env ${variant[$v]} POOLSHIM_NUM_THREADS=2 "$mixed" 2>&1 >/dev/null |
+        sed -n "s/^threads=/$v threads /p" >> "$work/mixed.txt"
+    fi
+  done
+done
+median() { sort -g | awk '{a[NR]=$1} END {if (!NR) {print "-"; exit}; print a[int((NR+1)/2)]}'; }
+value() { awk -v v="$1" -v c="$2" '$1==v && $2==c {print $3}' "$3" | median; }
+{
+  echo "# LLVM OpenMP (__kmpc) bench"
+  echo
+  echo "$(date -u +%Y-%m-%d) on $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds of $reps reps, median of rounds."
+  echo
+  echo "## EPCC-style overheads of the clang-14 build, microseconds per construct, 2 threads"
+  echo
+  echo "| construct | libomp | shim, forwarding | shim, native | native/libomp |"
+  echo "|---|---|---|---|---|"
+  for c in parallel for barrier single critical reduction dynamic_1 dynamic_4 dynamic_32 guided_1; do
+    a=$(value libomp "$c" "$work/epcc.txt")
+    f=$(value shim-forward "$c" "$work/epcc.txt")
+    n=$(value shim-native "$c" "$work/epcc.txt")
+    ratio=$(awk -v a="$a" -v n="$n" 'BEGIN {if (a > 0.005) printf "%.2f", n / a; else print "-"}')
+    echo "| $c | $a | $f | $n | $ratio |"
+  done
+  if [ -n "$mixed" ]; then
+    echo
+    echo "## The mixed OpenMP + pthreadpool program: threads, budget 2 (median of rounds)"
+    echo
+    echo "| libomp | shim, forwarding | shim, native |"
+    echo "|---|---|---|"
+    echo "| $(value libomp threads "$work/mixed.txt") | $(value shim-forward threads "$work/mixed.txt") | $(value shim-native threads "$work/mixed.txt") |"
+  fi
+} > "$out/kmpc.md"
+cat "$out/kmpc.md"
