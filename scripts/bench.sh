@@ -14,7 +14,9 @@
 #      64 tasks, per item), and the 2-task call's floors (spin-only dispatch between the pool's
 #      own two threads, in each process; spin-only dispatch and libgomp in processes of their own);
 #   6. OpenMP (bench/openmp_bench.sh, bench/results/openmp.md): EPCC overheads on libgomp, libomp
-#      and the shim, and the PyTorch XNNPACK+aten loop;
+#      and the shim, and the PyTorch XNNPACK+aten loop; and LLVM OpenMP's __kmpc ABI
+#      (bench/kmpc_bench.sh, bench/results/kmpc.md, where clang-14 is installed): a clang build's
+#      overheads on libomp and under the shim, and the mixed OpenMP + pthreadpool program's threads;
 # and writes bench/results/latest.md (tables, machine, targets met / MISSED) and latest.png.
 #
 # usage: scripts/bench.sh [--runs N] [--calls N] [--items N] [--spin-ns N] [--timeout S]
@@ -303,6 +305,12 @@ fi
 # (its own script; writes $OUT_DIR/openmp.md; docs/openmp.md)
 "$ROOT/bench/openmp_bench.sh" "$SHIM" "$OUT_DIR" 3 >/dev/null 2>>"$DATA/stderr.log" ||
   log "OpenMP bench failed (see $DATA/stderr.log)"
+if command -v clang-14 >/dev/null; then
+  "$ROOT/bench/kmpc_bench.sh" "$SHIM" "$OUT_DIR" 5 >/dev/null 2>>"$DATA/stderr.log" ||
+    log "__kmpc bench failed (see $DATA/stderr.log)"
+else
+  log "__kmpc bench: no clang-14 (scripts/deps.sh openmp installs it), skipped"
+fi
 
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 ELAPSED=$(( $(date +%s) - START_S ))
