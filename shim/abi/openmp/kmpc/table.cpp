@@ -7,8 +7,8 @@
 #include "abi/openmp/kmpc/kmpc.h"
 #include "symbols/openmp_rows.h"
 
-// The native entry points: parallel.cpp and loop.cpp define psk_<name without __kmpc_>; declared
-// here by name only (the lookup takes their addresses, never calls them).
+// The native entry points: parallel.cpp, loop.cpp and task.cpp define psk_<name without
+// __kmpc_>; declared here by name only (the lookup takes their addresses, never calls them).
 // clang-format off
 #define PSK_NATIVE(X) \
   X(fork_call) X(push_num_threads) X(serialized_parallel) X(end_serialized_parallel) \
@@ -18,7 +18,9 @@
   X(end_reduce_nowait) X(for_static_init_4) X(for_static_init_4u) X(for_static_init_8) \
   X(for_static_init_8u) X(for_static_fini) X(dispatch_init_4) X(dispatch_init_4u) \
   X(dispatch_init_8) X(dispatch_init_8u) X(dispatch_next_4) X(dispatch_next_4u) \
-  X(dispatch_next_8) X(dispatch_next_8u)
+  X(dispatch_next_8) X(dispatch_next_8u) X(omp_task_alloc) X(omp_task) X(omp_task_with_deps) \
+  X(omp_wait_deps) X(omp_task_begin_if0) X(omp_task_complete_if0) X(omp_taskwait) \
+  X(omp_taskyield) X(taskgroup) X(end_taskgroup)
 // clang-format on
 
 extern "C" {

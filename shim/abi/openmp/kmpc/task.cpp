@@ -1,0 +1,185 @@
+// The native __kmpc entry points of explicit tasks (kmpc.h): a task the compiler allocates and
+// fills (__kmpc_omp_task_alloc), then hands over (__kmpc_omp_task, _with_deps), becomes one
+// GOMP_task of the runtime whose data is the task's address; taskwait, taskyield, taskgroup and
+// the if(0) pair map onto their GOMP counterparts.
+//
+// Layout (libomp's kmp.h, which clang's code writes into): kmp_task_t is {shareds, routine,
+// part_id, data1, data2}, the compiler's private copies right after it (within
+// sizeof_kmp_task_t), and the shared variables' block after that, which shareds points to. The
+// runtime keeps a header of its own in front of it: the flags and the whole size.
+#include <alloca.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <atomic>
+#include <new>
+
+#include "abi/openmp/kmpc/kmpc.h"
+#include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/xmalloc.h"
+
+// parallel.cpp: this thread's id, as __kmpc_global_thread_num gives it.
+extern "C" __attribute__((visibility("hidden"))) int32_t psk_global_thread_num(ident_t* loc);
+
+namespace poolshim::abi::openmp::kmpc {
+namespace {
+
+using Routine = int32_t (*)(int32_t gtid, void* task);
+
+struct Task {  // kmp_task_t
+  void* shareds;
+  Routine routine;
+  int32_t part_id;
+  union {
+    int32_t priority;
+    Routine destructors;
+  } data1, data2;
+};
+
+// An untied task's routine hands its own task back (__kmpc_omp_task from inside it) at each
+// scheduling point and returns; the runtime calls it again, and its part_id says where to go on.
+// So a task is freed when the last of its submissions has run: refs counts them.
+struct alignas(16) Header {
+  int32_t flags;  // the compiler's kmp_tasking_flags_t word
+  std::atomic<int32_t> refs;
+  size_t size;  // header + task + privates + shareds
+};
+
+// kmp_tasking_flags_t's compiler bits.
+constexpr int32_t kTied = 1 << 0;
+constexpr int32_t kFinal = 1 << 1;
+constexpr int32_t kDestructors = 1 << 3;
+constexpr int32_t kPriority = 1 << 5;
+
+// GOMP_TASK_FLAG_* (gomp-constants.h).
+constexpr unsigned kGompUntied = 1u << 0;
+constexpr unsigned kGompFinal = 1u << 1;
+constexpr unsigned kGompDepend = 1u << 3;
+constexpr unsigned kGompPriority = 1u << 4;
+
+// kmp_depend_info_t: an address, a length and the kind's bits.
+struct DependInfo {
+  intptr_t base_addr;
+  size_t len;
+  uint8_t flags;  // in 1, out 2 (inout 3), mtx 4, set 8, all 0x80
+};
+constexpr uint8_t kDependIn = 1;
+
+Header* header_of(Task* t) { return reinterpret_cast<Header*>(t) - 1; }
+
+// The runtime's task body: the compiler's routine on the task, its destructors, the memory.
+void run_task(void* data) {
+  Task* t = *static_cast<Task**>(data);
+  Header* h = header_of(t);
+  const int32_t g = psk_global_thread_num(nullptr);
+  t->routine(g, t);
+  if (h->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;  // handed back: runs again
+  if ((h->flags & kDestructors) != 0 && t->data1.destructors != nullptr) t->data1.destructors(g, t);
+  free(h);
+}
+
+// GOMP's depend array (the layout of GCC before 11: [n, nout, out..., in...]); every kind but
+// in orders like out (mutexinoutset, inoutset: a valid, stricter order). n entries of the
+// caller's storage after the two counts.
+void** gomp_depend(void** out, const DependInfo* a, int32_t na, const DependInfo* b, int32_t nb) {
+  size_t n = 0, nout = 0;
+  for (int pass = 0; pass < 2; ++pass)  // outs first, then ins
+    for (int32_t list = 0; list < 2; ++list) {
+      const DependInfo* d = list == 0 ? a : b;
+      const int32_t count = list == 0 ? na : nb;
+      for (int32_t i = 0; i < count; ++i) {
+        const bool in_only = d[i].flags == kDependIn;
+        if (in_only != (pass == 1)) continue;
+        out[2 + n++] = reinterpret_cast<void*>(d[i].base_addr);
+        if (!in_only) ++nout;
+      }
+    }
+  out[0] = reinterpret_cast<void*>(n);
+  out[1] = reinterpret_cast<void*>(nout);
+  return out;
+}
+
+void submit(Task* t, void** depend) {
+  header_of(t)->refs.fetch_add(1, std::memory_order_relaxed);
+  const int32_t flags = header_of(t)->flags;
+  unsigned gomp = 0;
+  if ((flags & kTied) == 0) gomp |= kGompUntied;
+  if ((flags & kFinal) != 0) gomp |= kGompFinal;
+  if (depend != nullptr) gomp |= kGompDepend;
+  int priority = 0;
+  if ((flags & kPriority) != 0) {
+    gomp |= kGompPriority;
+    priority = t->data2.priority;
+  }
+  psn_GOMP_task(run_task, &t, nullptr, sizeof t, alignof(Task*), true, gomp, depend, priority,
+                nullptr);
+}
+
+}  // namespace
+}  // namespace poolshim::abi::openmp::kmpc
+
+using namespace poolshim::abi::openmp::kmpc;
+
+extern "C" {
+
+void* psk_omp_task_alloc(ident_t*, int32_t, int32_t flags, size_t sizeof_task,
+                         size_t sizeof_shareds, Routine entry) {
+  const size_t task_bytes = (sizeof_task + alignof(void*) - 1) & ~(alignof(void*) - 1);
+  const size_t size = sizeof(Header) + task_bytes + sizeof_shareds;
+  void* p = poolshim::abi::openmp::runtime::xmalloc(size);
+  memset(p, 0, size);
+  auto* h = new (p) Header{flags, {0}, size};
+  Task* t = reinterpret_cast<Task*>(h + 1);
+  t->shareds = sizeof_shareds != 0 ? reinterpret_cast<char*>(t) + task_bytes : nullptr;
+  t->routine = entry;
+  return t;
+}
+
+int32_t psk_omp_task(ident_t*, int32_t, void* task) {
+  submit(static_cast<Task*>(task), nullptr);
+  return 0;  // TASK_CURRENT_NOT_QUEUED: the compiler does not look
+}
+
+int32_t psk_omp_task_with_deps(ident_t*, int32_t, void* task, int32_t ndeps, void* deps,
+                               int32_t ndeps_noalias, void* noalias) {
+  const auto* a = static_cast<const DependInfo*>(deps);
+  const auto* b = static_cast<const DependInfo*>(noalias);
+  void** depend = static_cast<void**>(alloca(sizeof(void*) * (2 + ndeps + ndeps_noalias)));
+  submit(static_cast<Task*>(task), gomp_depend(depend, a, ndeps, b, ndeps_noalias));
+  return 0;
+}
+
+// if(0) with depend: wait for the dependences, then the compiler runs the task itself.
+void psk_omp_wait_deps(ident_t*, int32_t, int32_t ndeps, void* deps, int32_t ndeps_noalias,
+                       void* noalias) {
+  const auto* a = static_cast<const DependInfo*>(deps);
+  const auto* b = static_cast<const DependInfo*>(noalias);
+  void** depend = static_cast<void**>(alloca(sizeof(void*) * (2 + ndeps + ndeps_noalias)));
+  psn_GOMP_taskwait_depend(gomp_depend(depend, a, ndeps, b, ndeps_noalias));
+}
+
+// if(0): the compiler runs the routine itself between these two; the task only has to be freed
+// (its children are the encountering task's: a taskwait inside it waits for those too).
+void psk_omp_task_begin_if0(ident_t*, int32_t, void*) {}
+void psk_omp_task_complete_if0(ident_t*, int32_t gtid, void* task) {
+  Task* t = static_cast<Task*>(task);
+  Header* h = header_of(t);
+  if (h->refs.load(std::memory_order_acquire) != 0) return;  // handed back: its last run frees it
+  if ((h->flags & kDestructors) != 0 && t->data1.destructors != nullptr)
+    t->data1.destructors(gtid, t);
+  free(h);
+}
+
+int32_t psk_omp_taskwait(ident_t*, int32_t) {
+  psn_GOMP_taskwait();
+  return 0;
+}
+int32_t psk_omp_taskyield(ident_t*, int32_t, int32_t) {
+  psn_GOMP_taskyield();
+  return 0;
+}
+void psk_taskgroup(ident_t*, int32_t) { psn_GOMP_taskgroup_start(); }
+void psk_end_taskgroup(ident_t*, int32_t) { psn_GOMP_taskgroup_end(); }
+
+}  // extern "C"
