@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # LLVM OpenMP's __kmpc ABI on the one pool (issue 35; docs/openmp.md, "LLVM's and Intel's
 # OpenMP"): side by side in one run, interleaved rounds,
-#   1. EPCC-style overheads (bench/openmp_overheads_bench.c built by clang-14 -fopenmp
-#      -DEPCC_NO_TASKS: every __kmpc call it makes is native), microseconds per construct at 2
+#   1. EPCC-style overheads (bench/openmp_overheads_bench.c built by clang-14 -fopenmp: every
+#      __kmpc call it makes is native, tasks included), microseconds per construct at 2
 #      threads, on LLVM's libomp (no shim), under the preload (POOLSHIM_KMPC=forward, the
 #      default: the calls pass the shim and go to libomp) and with POOLSHIM_KMPC=shim (the native
 #      __kmpc runtime), with the native/libomp ratio of the medians;
@@ -15,7 +15,7 @@ shim=$(realpath "$1") out=$2 rounds=${3:-7} reps=${4:-20000}
 here="$(cd "$(dirname "$0")" && pwd)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-clang-14 -fopenmp -O2 -DEPCC_NO_TASKS "$here/openmp_overheads_bench.c" -o "$work/epcc"
+clang-14 -fopenmp -O2 "$here/openmp_overheads_bench.c" -o "$work/epcc"
 mixed=""
 if clang-14 -fopenmp -O2 "$here/../tests/fixtures/openmp/kmpc_mixed.c" -o "$work/mixed" \
     -lpthreadpool 2>/dev/null; then
@@ -47,7 +47,8 @@ value() { awk -v v="$1" -v c="$2" '$1==v && $2==c {print $3}' "$3" | median; }
   echo
   echo "| construct | libomp | shim, forwarding | shim, native | native/libomp |"
   echo "|---|---|---|---|---|"
-  for c in parallel for barrier single critical reduction dynamic_1 dynamic_4 dynamic_32 guided_1; do
+  for c in parallel for barrier single critical reduction parallel_task master_task nested_task \
+      nested_master_task branch_task_tree dynamic_1 dynamic_4 dynamic_32 guided_1; do
     a=$(value libomp "$c" "$work/epcc.txt")
     f=$(value shim-forward "$c" "$work/epcc.txt")
     n=$(value shim-native "$c" "$work/epcc.txt")

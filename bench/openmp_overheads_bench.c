@@ -8,9 +8,7 @@
  * tiny delays to run; the reference (`reps` delays on one thread) is subtracted and the rest
  * divided by `reps`. The median of the rounds is printed as "construct overhead_us", one line
  * each; bench/openmp_bench.sh runs it on libgomp, on LLVM's libomp (preloaded) and under the
- * shim. Built with -DEPCC_NO_TASKS it has no task construct (bench/kmpc_bench.sh: a clang build
- * whose every __kmpc call the native __kmpc runtime has).
- * usage: openmp_overheads_bench [reps [construct]] */
+ * shim. usage: openmp_overheads_bench [reps [construct]] */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +78,6 @@ static double run(const char* which, int reps) {
   return now() - t;
 }
 
-#ifndef EPCC_NO_TASKS
 enum { kTreeDepth = 5, kTreeNodes = (2 << kTreeDepth) - 1 };
 
 // A node of the branch task tree: two child tasks, then its own delay.
@@ -146,7 +143,6 @@ static double run_tasks(const char* which, int reps) {
   }
   return now() - t;
 }
-#endif
 
 static double run_schedule(const char* which, int reps) {
   const int n = omp_get_max_threads();
@@ -173,9 +169,7 @@ static int cmp(const void* a, const void* b) {
 }
 
 static double run_any(const char* which, int reps) {
-#ifndef EPCC_NO_TASKS
   if (strstr(which, "task")) return run_tasks(which, reps);
-#endif
   if (strstr(which, "dynamic") || strstr(which, "guided")) return run_schedule(which, reps);
   return run(which, reps);
 }
@@ -190,9 +184,6 @@ int main(int argc, char** argv) {
   printf("threads %d\n", omp_get_max_threads());
   for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k) {
     if (only != NULL && strcmp(only, names[k]) != 0) continue;
-#ifdef EPCC_NO_TASKS
-    if (strstr(names[k], "task")) continue;
-#endif
     double v[kRounds];
     for (int i = 0; i < kRounds; ++i)
       v[i] = (run_any(names[k], reps) - reference(reps)) / reps * 1e6;

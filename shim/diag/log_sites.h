@@ -29,7 +29,7 @@ enum class LogSite : unsigned {
   openmp_kmpc,               // abi/openmp/forward.cpp: where LLVM OpenMP's __kmpc_* calls go
   openmp_kmpc_missing,       // abi/openmp/forward.cpp: a __kmpc_* call and no libomp loaded
   openmp_kmpc_mode,          // abi/openmp/kmpc/gate.cpp: __kmpc natively or to libomp, and why
-  openmp_kmpc_late,          // abi/openmp/forward.cpp: a non-native __kmpc row in a native process
+  openmp_kmpc_late,          // abi/openmp/forward.cpp: a non-native __kmpc row, native process
   team_extra_threads,        // core/gang_threads.cpp: a team thread started beyond the budget
   openmp_affinity_format,    // abi/openmp/runtime/affinity_display.cpp: a malformed format
   // --- once per (site, calling module) -----------------------------------------------------

@@ -166,6 +166,27 @@ int32_t psk_masked(ident_t*, int32_t, int32_t filter) {
 }
 void psk_end_masked(ident_t*, int32_t) {}
 
+// copyprivate: the member that ran the single (didit) broadcasts its variables' addresses. The
+// runtime's single_copy work share gives every member one member's mailbox (on that member's
+// stack, which stays in this function to the last barrier); the didit member posts its data
+// there, and after a barrier the others copy from it; a second barrier keeps both alive until
+// every copy is done.
+void psk_copyprivate(ident_t*, int32_t, size_t, void* data, void (*copy)(void*, void*),
+                     int32_t didit) {
+  struct Mailbox {
+    void* data;
+  } mine{nullptr};
+  auto* box = static_cast<Mailbox*>(psn_GOMP_single_copy_start());
+  if (box == nullptr) {
+    box = &mine;
+    psn_GOMP_single_copy_end(box);
+  }
+  if (didit != 0) box->data = data;
+  psn_GOMP_barrier();
+  if (didit == 0 && box->data != nullptr) copy(data, box->data);
+  psn_GOMP_barrier();
+}
+
 // kmp_critical_name is 32 zeroed bytes per name: room for GOMP_critical_name_start's pointer.
 void psk_critical(ident_t*, int32_t, void* name) {
   psn_GOMP_critical_name_start(static_cast<void**>(name));

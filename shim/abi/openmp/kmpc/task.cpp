@@ -100,7 +100,7 @@ void** gomp_depend(void** out, const DependInfo* a, int32_t na, const DependInfo
   return out;
 }
 
-void submit(Task* t, void** depend) {
+void submit(Task* t, void** depend, bool deferred = true) {
   header_of(t)->refs.fetch_add(1, std::memory_order_relaxed);
   const int32_t flags = header_of(t)->flags;
   unsigned gomp = 0;
@@ -112,7 +112,7 @@ void submit(Task* t, void** depend) {
     gomp |= kGompPriority;
     priority = t->data2.priority;
   }
-  psn_GOMP_task(run_task, &t, nullptr, sizeof t, alignof(Task*), true, gomp, depend, priority,
+  psn_GOMP_task(run_task, &t, nullptr, sizeof t, alignof(Task*), deferred, gomp, depend, priority,
                 nullptr);
 }
 
@@ -168,6 +168,56 @@ void psk_omp_task_complete_if0(ident_t*, int32_t gtid, void* task) {
   if (h->refs.load(std::memory_order_acquire) != 0) return;  // handed back: its last run frees it
   if ((h->flags & kDestructors) != 0 && t->data1.destructors != nullptr)
     t->data1.destructors(gtid, t);
+  free(h);
+}
+
+// taskloop: the pattern task (its lb and ub, pointers into its privates, hold the whole range,
+// inclusive) is copied once per chunk, each copy given its part of the range and its
+// firstprivates by task_dup (lastpriv: the chunk with the last iteration), and submitted; then
+// the pattern's destructors run and it is freed, as libomp does. sched 1: grainsize, 2:
+// num_tasks, 0: the default of libomp (ten per member). Chunks differ by at most one iteration.
+void psk_taskloop(ident_t*, int32_t gtid, void* task, int32_t if_val, uint64_t* lb, uint64_t* ub,
+                  int64_t st, int32_t nogroup, int32_t sched, uint64_t grainsize,
+                  void (*task_dup)(void* dst, void* src, int32_t lastpriv)) {
+  Task* pattern = static_cast<Task*>(task);
+  Header* h = header_of(pattern);
+  const bool up = st > 0;
+  const uint64_t step = up ? static_cast<uint64_t>(st) : uint64_t{0} - static_cast<uint64_t>(st);
+  const bool empty = up ? static_cast<int64_t>(*ub - *lb) < 0 : static_cast<int64_t>(*lb - *ub) < 0;
+  const uint64_t trip = empty ? 0 : (up ? *ub - *lb : *lb - *ub) / step + 1;
+  uint64_t ntasks = 0;
+  if (sched == 1)
+    ntasks = grainsize == 0 ? trip : trip / grainsize;
+  else if (sched == 2)
+    ntasks = grainsize < trip ? grainsize : trip;
+  else
+    ntasks = static_cast<uint64_t>(psn_omp_get_num_threads()) * 10;
+  if (ntasks > trip) ntasks = trip;
+  if (ntasks == 0 && trip != 0) ntasks = 1;
+  const size_t lb_at = reinterpret_cast<char*>(lb) - reinterpret_cast<char*>(h);
+  const size_t ub_at = reinterpret_cast<char*>(ub) - reinterpret_cast<char*>(h);
+  const size_t shareds_at = pattern->shareds != nullptr
+                                ? static_cast<char*>(pattern->shareds) - reinterpret_cast<char*>(h)
+                                : 0;
+  if (nogroup == 0) psn_GOMP_taskgroup_start();
+  uint64_t first = *lb;
+  for (uint64_t k = 0; k < ntasks; ++k) {
+    const uint64_t count = trip / ntasks + (k < trip % ntasks ? 1 : 0);
+    auto* copy = static_cast<char*>(poolshim::abi::openmp::runtime::xmalloc(h->size));
+    memcpy(copy, h, h->size);
+    auto* ch = new (copy) Header{h->flags, {0}, h->size};
+    Task* t = reinterpret_cast<Task*>(ch + 1);
+    if (pattern->shareds != nullptr) t->shareds = copy + shareds_at;
+    const uint64_t last = up ? first + (count - 1) * step : first - (count - 1) * step;
+    memcpy(copy + lb_at, &first, sizeof first);
+    memcpy(copy + ub_at, &last, sizeof last);
+    if (task_dup != nullptr) task_dup(t, pattern, k + 1 == ntasks ? 1 : 0);
+    submit(t, nullptr, if_val != 0);
+    first = up ? last + step : last - step;
+  }
+  if (nogroup == 0) psn_GOMP_taskgroup_end();
+  if ((h->flags & kDestructors) != 0 && pattern->data1.destructors != nullptr)
+    pattern->data1.destructors(gtid, pattern);
   free(h);
 }
 
