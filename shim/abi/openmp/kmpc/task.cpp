@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <atomic>
 #include <new>
 
 #include "abi/openmp/kmpc/kmpc.h"
 #include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/state.h"
 #include "abi/openmp/runtime/xmalloc.h"
 
 // parallel.cpp: this thread's id, as __kmpc_global_thread_num gives it.
@@ -37,13 +37,18 @@ struct Task {  // kmp_task_t
   } data1, data2;
 };
 
-// An untied task's routine hands its own task back (__kmpc_omp_task from inside it) at each
-// scheduling point and returns; the runtime calls it again, and its part_id says where to go on.
-// So a task is freed when the last of its submissions has run: refs counts them.
+// An untied task's routine hands its own task back (__kmpc_omp_task from inside it) at a
+// scheduling point, its start included, and returns; called again, its part_id says where to go
+// on. Submitted as a new GOMP task, the rest would be a child of the first part, and a taskwait
+// of the encountering task would not wait for it; so the hand-back only marks the task (again)
+// and the run that is under way calls the routine once more, on the same thread: an untied task
+// may always run as a tied one.
 struct alignas(16) Header {
   int32_t flags;  // the compiler's kmp_tasking_flags_t word
-  std::atomic<int32_t> refs;
-  size_t size;  // header + task + privates + shareds
+  bool running;   // its routine is being run (run_task, or the compiler's own if(0) call)
+  bool again;     // the routine handed the task back while running
+  size_t size;    // header + task + privates + shareds
+  runtime::TaskScope* if0_scope;  // an if(0) task's data environment (begin_if0)
 };
 
 // kmp_tasking_flags_t's compiler bits.
@@ -69,14 +74,28 @@ constexpr uint8_t kDependIn = 1;
 Header* header_of(Task* t) { return reinterpret_cast<Header*>(t) - 1; }
 
 // The runtime's task body: the compiler's routine on the task, its destructors, the memory.
+// The routine until it stops handing the task back (Header), then the destructors and memory.
+void run_routine(Task* t, int32_t g) {
+  Header* h = header_of(t);
+  h->running = true;
+  do {
+    h->again = false;
+    t->routine(g, t);
+  } while (h->again);
+  h->running = false;
+}
+
+void finish(Task* t, int32_t g) {
+  if ((header_of(t)->flags & kDestructors) != 0 && t->data1.destructors != nullptr)
+    t->data1.destructors(g, t);
+  free(header_of(t));
+}
+
 void run_task(void* data) {
   Task* t = *static_cast<Task**>(data);
-  Header* h = header_of(t);
   const int32_t g = psk_global_thread_num(nullptr);
-  t->routine(g, t);
-  if (h->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;  // handed back: runs again
-  if ((h->flags & kDestructors) != 0 && t->data1.destructors != nullptr) t->data1.destructors(g, t);
-  free(h);
+  run_routine(t, g);
+  finish(t, g);
 }
 
 // GOMP's depend array (the layout of GCC before 11: [n, nout, out..., in...]); every kind but
@@ -101,7 +120,10 @@ void** gomp_depend(void** out, const DependInfo* a, int32_t na, const DependInfo
 }
 
 void submit(Task* t, void** depend, bool deferred = true) {
-  header_of(t)->refs.fetch_add(1, std::memory_order_relaxed);
+  if (header_of(t)->running) {  // an untied task handing itself back: its run goes on
+    header_of(t)->again = true;
+    return;
+  }
   const int32_t flags = header_of(t)->flags;
   unsigned gomp = 0;
   if ((flags & kTied) == 0) gomp |= kGompUntied;
@@ -129,7 +151,7 @@ void* psk_omp_task_alloc(ident_t*, int32_t, int32_t flags, size_t sizeof_task,
   const size_t size = sizeof(Header) + task_bytes + sizeof_shareds;
   void* p = poolshim::abi::openmp::runtime::xmalloc(size);
   memset(p, 0, size);
-  auto* h = new (p) Header{flags, {0}, size};
+  auto* h = new (p) Header{flags, false, false, size, nullptr};
   Task* t = reinterpret_cast<Task*>(h + 1);
   t->shareds = sizeof_shareds != 0 ? reinterpret_cast<char*>(t) + task_bytes : nullptr;
   t->routine = entry;
@@ -159,16 +181,30 @@ void psk_omp_wait_deps(ident_t*, int32_t, int32_t ndeps, void* deps, int32_t nde
   psn_GOMP_taskwait_depend(gomp_depend(depend, a, ndeps, b, ndeps_noalias));
 }
 
-// if(0): the compiler runs the routine itself between these two; the task only has to be freed
-// (its children are the encountering task's: a taskwait inside it waits for those too).
-void psk_omp_task_begin_if0(ident_t*, int32_t, void*) {}
+// if(0): the compiler runs the routine itself between these two. The task gets a data
+// environment of its own (its ICVs, as runtime::TaskScope gives an undeferred task; its
+// children are the encountering task's, so a taskwait inside it waits for those too); an untied
+// one that handed itself back runs on here; then its destructors and memory.
+void psk_omp_task_begin_if0(ident_t*, int32_t, void* task) {
+  Task* t = static_cast<Task*>(task);
+  Header* h = header_of(t);
+  h->running = true;
+  h->again = false;
+  void* scope =
+      poolshim::abi::openmp::runtime::xmalloc(sizeof(poolshim::abi::openmp::runtime::TaskScope));
+  h->if0_scope = new (scope) poolshim::abi::openmp::runtime::TaskScope(t);
+}
 void psk_omp_task_complete_if0(ident_t*, int32_t gtid, void* task) {
   Task* t = static_cast<Task*>(task);
   Header* h = header_of(t);
-  if (h->refs.load(std::memory_order_acquire) != 0) return;  // handed back: its last run frees it
-  if ((h->flags & kDestructors) != 0 && t->data1.destructors != nullptr)
-    t->data1.destructors(gtid, t);
-  free(h);
+  while (h->again) {
+    h->again = false;
+    t->routine(gtid, t);
+  }
+  h->running = false;
+  h->if0_scope->~TaskScope();
+  free(h->if0_scope);
+  finish(t, gtid);
 }
 
 // taskloop: the pattern task (its lb and ub, pointers into its privates, hold the whole range,
@@ -205,7 +241,7 @@ void psk_taskloop(ident_t*, int32_t gtid, void* task, int32_t if_val, uint64_t* 
     const uint64_t count = trip / ntasks + (k < trip % ntasks ? 1 : 0);
     auto* copy = static_cast<char*>(poolshim::abi::openmp::runtime::xmalloc(h->size));
     memcpy(copy, h, h->size);
-    auto* ch = new (copy) Header{h->flags, {0}, h->size};
+    auto* ch = new (copy) Header{h->flags, false, false, h->size, nullptr};
     Task* t = reinterpret_cast<Task*>(ch + 1);
     if (pattern->shareds != nullptr) t->shareds = copy + shareds_at;
     const uint64_t last = up ? first + (count - 1) * step : first - (count - 1) * step;
