@@ -73,8 +73,7 @@ constexpr uint8_t kDependIn = 1;
 
 Header* header_of(Task* t) { return reinterpret_cast<Header*>(t) - 1; }
 
-// The runtime's task body: the compiler's routine on the task, its destructors, the memory.
-// The routine until it stops handing the task back (Header), then the destructors and memory.
+// The routine until it stops handing the task back (Header).
 void run_routine(Task* t, int32_t g) {
   Header* h = header_of(t);
   h->running = true;
@@ -91,6 +90,7 @@ void finish(Task* t, int32_t g) {
   free(header_of(t));
 }
 
+// The runtime's task body: the compiler's routine on the task, its destructors, the memory.
 void run_task(void* data) {
   Task* t = *static_cast<Task**>(data);
   const int32_t g = psk_global_thread_num(nullptr);
@@ -100,8 +100,10 @@ void run_task(void* data) {
 
 // GOMP's depend array (the layout of GCC before 11: [n, nout, out..., in...]); every kind but
 // in orders like out (mutexinoutset, inoutset: a valid, stricter order). n entries of the
-// caller's storage after the two counts.
+// caller's storage after the two counts. nullptr for no dependence at all: a first word of 0
+// would announce the newer layout.
 void** gomp_depend(void** out, const DependInfo* a, int32_t na, const DependInfo* b, int32_t nb) {
+  if (na + nb <= 0) return nullptr;
   size_t n = 0, nout = 0;
   for (int pass = 0; pass < 2; ++pass)  // outs first, then ins
     for (int32_t list = 0; list < 2; ++list) {
@@ -178,7 +180,7 @@ void psk_omp_wait_deps(ident_t*, int32_t, int32_t ndeps, void* deps, int32_t nde
   const auto* a = static_cast<const DependInfo*>(deps);
   const auto* b = static_cast<const DependInfo*>(noalias);
   void** depend = static_cast<void**>(alloca(sizeof(void*) * (2 + ndeps + ndeps_noalias)));
-  psn_GOMP_taskwait_depend(gomp_depend(depend, a, ndeps, b, ndeps_noalias));
+  if (void** d = gomp_depend(depend, a, ndeps, b, ndeps_noalias)) psn_GOMP_taskwait_depend(d);
 }
 
 // if(0): the compiler runs the routine itself between these two. The task gets a data
