@@ -35,13 +35,17 @@ extern "C" long psomp_missing() { return 0; }
 
 namespace rows = symbols::openmp_rows;
 
+// The file of the module whose code holds target, for the log ("?" when none does).
+const char* module_of(void* target, Dl_info* info) {
+  return dladdr(target, info) != 0 && info->dli_fname ? info->dli_fname : "?";
+}
+
 void say_where(size_t row, void* target) {
   if (!diag::log_enabled(diag::LogLevel::info)) return;
   Dl_info info;
-  const char* where = dladdr(target, &info) != 0 && info.dli_fname ? info.dli_fname : "?";
   diag::log_once(diag::LogSite::openmp_forwarding, diag::LogLevel::info,
-                 "openmp: OpenMP calls go to %s (first: %s@%s)", where, rows::name(row),
-                 rows::version(row));
+                 "openmp: OpenMP calls go to %s (first: %s@%s)", module_of(target, &info),
+                 rows::name(row), rows::version(row));
 }
 
 // A row of libomp's (kmpc.def: __kmpc_*, omp_*@VERSION, GOMP_*@VERSION). Where the process runs
@@ -79,11 +83,10 @@ void* resolve_libomp_row(size_t row) {
   }
   if (!native_process && diag::log_enabled(LogLevel::info)) {
     Dl_info info;
-    const char* where = dladdr(target, &info) != 0 && info.dli_fname ? info.dli_fname : "?";
     diag::log_once(LogSite::openmp_kmpc, LogLevel::info,
                    "openmp: LLVM OpenMP calls (__kmpc_*) go to %s, whose threads are its own "
                    "(not merged) (first: %s)",
-                   where, name);
+                   module_of(target, &info), name);
   }
   return target;
 }

@@ -19,7 +19,6 @@ struct DispatchState {
   uint64_t is = 0, ie = 0;  // the pending chunk, [is, ie) in the biased unsigned domain
   uint64_t stride = 0;      // the increment, as an unsigned (negative: wrapped)
   uint64_t last = 0;        // the loop's last iteration, biased
-  uint64_t bias = 0;        // 2^63 for a signed iteration type (keeps order unsigned), else 0
 };
 
 struct SavedDispatch;  // parallel.cpp: the states saved by serialized regions

@@ -143,7 +143,7 @@ void dispatch_init(int32_t schedule, T lb, T ub, Signed<T> st, Signed<T> chunk) 
       break;
   }
   if (!got) is = ie = 0;  // nothing for this member: next() ends the work share at once
-  d = DispatchState{true, got, up, is, ie, stride, last, kBias<T>};
+  d = DispatchState{true, got, up, is, ie, stride, last};
 }
 
 // The next chunk as [*plb, *pub], inclusive; 0 when the loop is done, which ends this member's

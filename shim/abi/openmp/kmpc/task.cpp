@@ -199,10 +199,7 @@ void psk_omp_task_begin_if0(ident_t*, int32_t, void* task) {
 void psk_omp_task_complete_if0(ident_t*, int32_t gtid, void* task) {
   Task* t = static_cast<Task*>(task);
   Header* h = header_of(t);
-  while (h->again) {
-    h->again = false;
-    t->routine(gtid, t);
-  }
+  if (h->again) run_routine(t, gtid);  // it handed itself back: the rest of it, here
   h->running = false;
   h->if0_scope->~TaskScope();
   free(h->if0_scope);
