@@ -6,7 +6,6 @@
 #   --native       a third column: the native runtime (the default; the "shim" column forwards)
 #   --clang        two more: built by clang-14 on LLVM's libomp, without and with the preload
 #                  (with --native a third: the preload with POOLSHIM_KMPC=shim)
-#                  (with --native a third: POOLSHIM_KMPC=shim)
 #   --match REGEX  only matching tests;  --jobs J;  --timeout S;  --out FILE;  --work DIR
 #   --shim PATH    the library (default build/lib/libpoolshim.so)
 # Exit status 1 when a test that passes with libgomp fails under the shim.

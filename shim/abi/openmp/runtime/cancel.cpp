@@ -39,9 +39,7 @@ void read_cancel() {
   g_cancel.store(on ? 2 : 1, std::memory_order_relaxed);
 }
 
-bool team_cancelled(const Team* t) {
-  return t != nullptr && (t->bar_gen.load(std::memory_order_acquire) & kBarCancelled) != 0;
-}
+bool team_cancelled(const Team* t) { return t != nullptr && bar_cancelled(*t); }
 
 }  // namespace
 

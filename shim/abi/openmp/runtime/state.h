@@ -64,10 +64,10 @@ struct alignas(64) Team {
   void (*fn)(void*) = nullptr;
   void* data = nullptr;
   Icv member_icv;  // each member's ICVs at the start (libgomp: the creator's copy)
-  // Barrier: arrivals in this generation; the generation (kBarCancelled: the team was
-  // cancelled). Written by members; waiters sleep on task_event (team_barrier.cpp).
-  std::atomic<uint32_t> bar_arrived{0};
-  std::atomic<uint32_t> bar_gen{0};
+  // Barrier: the generation (high half; kBarCancelled: the team was cancelled) and the arrivals
+  // in it (low half), one word so that an arrival is one read-modify-write that also reads the
+  // generation it waits in. Written by members; waiters sleep on task_event (team_barrier.cpp).
+  std::atomic<uint64_t> bar{0};
   // Worksharing constructs in flight, by sequence number (under ws_lock).
   Lock ws_lock;
   WorkShare* ws_head = nullptr;
@@ -91,7 +91,7 @@ struct alignas(64) Team {
   unsigned long cg_added = 0;
   // Cancellation (cancel.cpp): `cancel for`/`cancel sections` seen in the current
   // construct (reset by the last arrival at every team barrier); `cancel parallel` is
-  // kBarCancelled in bar_gen, which releases every cancellable barrier's waiters.
+  // kBarCancelled in bar's generation, which releases every cancellable barrier's waiters.
   std::atomic<bool> ws_cancelled{false};
   // Deferred tasks (task_queue.cpp): a queue per member, made by the first task submitted
   // (task_queues: t->n of them; freed by end_team); task_lock guards the dependences between
@@ -105,7 +105,14 @@ struct alignas(64) Team {
   // Members that reached the region's end (region_member_end: the last one notifies).
   std::atomic<uint32_t> end_arrived{0};
 };
-constexpr uint32_t kBarCancelled = 1u << 31;  // in Team::bar_gen; the generation is the rest
+constexpr uint32_t kBarCancelled = 1u << 31;  // in Team::bar's generation; the count is the rest
+inline uint32_t bar_generation(uint64_t bar) { return static_cast<uint32_t>(bar >> 32); }
+inline uint32_t bar_arrivals(uint64_t bar) { return static_cast<uint32_t>(bar); }
+inline uint64_t bar_word(uint32_t generation) { return static_cast<uint64_t>(generation) << 32; }
+// Whether `cancel parallel` cancelled the team (kBarCancelled in its barrier word).
+inline bool bar_cancelled(const Team& t) {
+  return (bar_generation(t.bar.load(std::memory_order_acquire)) & kBarCancelled) != 0;
+}
 
 struct ThreadState {
   Team* team = nullptr;            // innermost team; nullptr outside any region (a team of 1)

@@ -34,12 +34,15 @@ void psn_GOMP_critical_name_end(void** pptr) { reinterpret_cast<Lock*>(pptr)->un
 void psn_GOMP_atomic_start() { g_atomic.lock(); }
 void psn_GOMP_atomic_end() { g_atomic.unlock(); }
 
-// The member whose count claims the team's next single construct runs it.
+// The member whose count claims the team's next single construct runs it. A member that reads
+// the construct claimed already does not try: a failed exchange would still take the line
+// from the member that runs it.
 bool psn_GOMP_single_start() {
   ThreadState& s = me();
   Team* t = s.team;
   if (t == nullptr || t->n <= 1) return true;
   unsigned long mine = s.single_seq++;
+  if (t->single_claimed.load(std::memory_order_relaxed) != mine) return false;
   return t->single_claimed.compare_exchange_strong(mine, mine + 1, std::memory_order_acq_rel);
 }
 

@@ -1,7 +1,7 @@
 // The team barrier and the end of a member's part of a region, both task scheduling points (they
 // run the team's queued tasks while they wait: task_wait.h). As libgomp's: the barrier completes
 // once every member arrived and the team has no task left, with its cancellable form: `cancel
-// parallel` sets kBarCancelled in the team's bar_gen and wakes the team (team_cancel);
+// parallel` sets kBarCancelled in the team's barrier word and wakes the team (team_cancel);
 // cancellable waiters then leave with true and later cancellable arrivals return at once; plain
 // waiters leave only when the generation proper moves. The last member to arrive clears the
 // team's ws_cancelled (libgomp: at every team barrier).
@@ -13,6 +13,7 @@
 #include "abi/openmp/runtime/state.h"
 #include "abi/openmp/runtime/task_node.h"
 #include "abi/openmp/runtime/task_wait.h"
+#include "base/assert.h"
 
 namespace poolshim::abi::openmp::runtime {
 
@@ -51,27 +52,28 @@ void region_member_end() {
 
 namespace {
 
-// Central barrier: every member counts itself in (the last one clears ws_cancelled); whichever
-// member then sees all arrived and no task left resets the count (one wins the exchange) and
-// bumps the generation, kBarCancelled kept. Cancellable: true when the team was cancelled,
-// before the call (at once) or while waiting (the waiter leaves, queued tasks or not).
+// Central barrier, on one word (Team::bar): every member counts itself in with one fetch_add,
+// which also reads the generation it waits in (the last one clears ws_cancelled); whichever member
+// then sees all arrived and no task left moves the word from (generation, all) to (generation + 1,
+// 0) with one exchange (one wins), kBarCancelled kept. Cancellable: true when the team was
+// cancelled, before the call (at once) or while waiting (the waiter leaves, queued tasks or not).
 bool barrier_wait(Team* t, bool cancellable) {
-  uint32_t gen = t->bar_gen.load(std::memory_order_acquire);
-  if (cancellable && (gen & kBarCancelled) != 0) return true;
-  if (t->bar_arrived.fetch_add(1, std::memory_order_acq_rel) == t->n - 1)
+  if (cancellable && bar_cancelled(*t)) return true;
+  const uint64_t before = t->bar.fetch_add(1, std::memory_order_acq_rel);
+  const uint32_t gen = bar_generation(before);
+  // Each member counts itself once per generation; a cancelled team's waiters may have left.
+  POOLSHIM_ASSERT(bar_arrivals(before) < t->n || (gen & kBarCancelled) != 0);
+  if (bar_arrivals(before) == t->n - 1 && t->ws_cancelled.load(std::memory_order_relaxed))
     t->ws_cancelled.store(false, std::memory_order_relaxed);  // libgomp: every team barrier
   bool cancelled = false;
   auto released = [t, gen, cancellable, &cancelled] {
-    uint32_t g = t->bar_gen.load(std::memory_order_acquire);
+    uint64_t v = t->bar.load(std::memory_order_acquire);
+    const uint32_t g = bar_generation(v);
     if (((g ^ gen) & ~kBarCancelled) != 0) return true;
     if (cancellable && (g & kBarCancelled) != 0) return cancelled = true;
-    uint32_t all = t->n;
-    if (t->bar_arrived.load(std::memory_order_acquire) != all || pending_in(t) != 0) return false;
-    if (!t->bar_arrived.compare_exchange_strong(all, 0, std::memory_order_acq_rel)) return false;
-    g = t->bar_gen.load(std::memory_order_relaxed);
-    while (!t->bar_gen.compare_exchange_weak(g, (g & kBarCancelled) | ((g + 1) & ~kBarCancelled),
-                                             std::memory_order_seq_cst)) {
-    }
+    if (bar_arrivals(v) != t->n || pending_in(t) != 0) return false;
+    const uint32_t next = (g & kBarCancelled) | ((g + 1) & ~kBarCancelled);
+    if (!t->bar.compare_exchange_strong(v, bar_word(next), std::memory_order_seq_cst)) return false;
     notify(t);
     return true;
   };
@@ -104,15 +106,15 @@ bool team_barrier_cancel() {
   Team* t = me().team;
   if (t == nullptr) return false;
   if (t->n > 1) return barrier_wait(t, true);
-  if ((t->bar_gen.load(std::memory_order_acquire) & kBarCancelled) != 0) return true;
+  if (bar_cancelled(*t)) return true;
   run_pending_alone(t);
   t->ws_cancelled.store(false, std::memory_order_relaxed);  // the last (only) arrival
   return false;
 }
 
 void team_cancel(Team* t) {
-  if ((t->bar_gen.fetch_or(kBarCancelled, std::memory_order_seq_cst) & kBarCancelled) == 0)
-    notify(t);
+  const uint64_t bit = bar_word(kBarCancelled);
+  if ((t->bar.fetch_or(bit, std::memory_order_seq_cst) & bit) == 0) notify(t);
 }
 
 }  // namespace poolshim::abi::openmp::runtime
