@@ -26,10 +26,10 @@ const char kAuditHelp[] =
     "       poolshim audit [--json] [--all] --pid PID\n"
     "\n"
     "Tells, before running anything, which modules carry their own thread pool (the ExecuTorch\n"
-    "thread-pool ABI, pthreadpool, a copy of OpenMP's libgomp ABI) and whether\n"
-    "LD_PRELOAD=libpoolshim.so can redirect it, which modules call those pools (clients) and\n"
-    "where their calls go, and which other runtimes' pools (OpenMP, OpenBLAS, MKL, oneTBB)\n"
-    "share the CPU without being merged.\n"
+    "thread-pool ABI, pthreadpool, a copy of OpenMP's libgomp ABI or LLVM's linked in) and\n"
+    "whether LD_PRELOAD=libpoolshim.so can redirect it, which modules call those pools (clients,\n"
+    "by libgomp's ABI or LLVM's __kmpc one) and where their calls go, and which other runtimes'\n"
+    "pools (OpenMP, OpenBLAS, MKL, oneTBB) share the CPU without being merged.\n"
     "PATH may be an ELF file, a folder (searched recursively) or a wheel / zip / tar archive\n"
     "(read as a stream; nothing is extracted). --pid judges the modules mapped by a running\n"
     "process, and first says whether libpoolshim is loaded in it.\n"
@@ -93,6 +93,11 @@ std::string runtime_note(const AuditEntry& e, const ProcessFacts* proc) {
           "; a renamed copy of libgomp: its clients' versioned GOMP_*/omp_* references bind to "
           "the shim all the same (the dynamic linker matches the version, not the file)";
   }
+  if (e.kmpc.runtime && !e.verdict.provider)
+    out +=
+        "; under the preload its clients' __kmpc_* calls enter the shim and come back to it "
+        "(POOLSHIM_KMPC=shim: the shim runs them on the shared pool when every loaded module's "
+        "__kmpc calls are ones it runs natively)";
   if (proc == nullptr) return out;
   for (const ProcessFacts::RuntimeEnv& v : proc->env) {
     if (v.var != e.runtime->env_var) continue;
@@ -132,7 +137,7 @@ void print_table(const std::vector<AuditEntry>& entries, const ScanStats& st, bo
         line += "\n" + std::string(kIndent) +
                 "note: " + reach::surface_name(static_cast<reach::Surface>(k)) +
                 ": the module never calls its own copy (it only serves other modules)";
-      if (e.client(k)) line += "\n" + std::string(kIndent) + client_effect(e, k, proc);
+      if (e.client_of(k)) line += "\n" + std::string(kIndent) + client_effect(e, k, proc);
     }
     if (e.runtime != nullptr) line += "\n" + std::string(kIndent) + runtime_note(e, proc);
     if (!e.error.empty())
@@ -176,10 +181,11 @@ Json module_json(const AuditEntry& e, const ProcessFacts* proc) {
     s["reason"] = reach::reason_text(v.reason);
     s["symbol"] = demangle(v.symbol);
     s["unused_copy"] = v.unused_copy;
-    s["client"] = e.client(k);
-    s["client_calls"] = e.client(k) ? client_effect(e, k, proc) : "";
+    s["client"] = e.client_of(k);
+    s["client_calls"] = e.client_of(k) ? client_effect(e, k, proc) : "";
     m[reach::surface_name(static_cast<reach::Surface>(k))] = s;
   }
+  m["kmpc"] = {{"client", e.kmpc_client()}, {"runtime", e.kmpc.runtime && !e.verdict.provider}};
   if (e.runtime != nullptr) {
     m["runtime"] = {{"name", e.runtime->name},
                     {"env_var", e.runtime->env_var},

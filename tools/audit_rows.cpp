@@ -22,7 +22,7 @@ RowKind row_kind(const AuditEntry& e) {
   for (const reach::SurfaceVerdict& v : e.verdict.surface)
     if (v.unused_copy) return RowKind::unused_copy;
   for (unsigned k = 0; k < reach::kSurfaceCount; ++k)
-    if (e.client(k)) return RowKind::client;
+    if (e.client_of(k)) return RowKind::client;
   if (e.runtime != nullptr) return RowKind::runtime;
   return RowKind::other;
 }
@@ -55,13 +55,16 @@ std::string surface_cell(const AuditEntry& e, unsigned k, const ProcessFacts* pr
   if (!e.readable) return "error";
   if (e.verdict.provider) return "provider";
   const reach::SurfaceVerdict& v = e.verdict.surface[k];
-  if (v.verdict == reach::Verdict::absent) return e.client(k) ? "client" : "-";
+  if (v.verdict == reach::Verdict::absent) return e.client_of(k) ? "client" : "-";
   if (v.verdict == reach::Verdict::redirected && proc != nullptr && !proc->shim_loaded)
     return "reachable";
   return reach::verdict_text(v.verdict);
 }
 
-std::string client_effect(const AuditEntry& /*e*/, unsigned k, const ProcessFacts* proc) {
+namespace {
+
+// Where the calls of a client of libgomp's ABI or of the pools' ABIs go.
+std::string gomp_effect(unsigned k, const ProcessFacts* proc) {
   std::string surface = reach::surface_name(static_cast<reach::Surface>(k));
   // OpenMP calls that reach the shim run natively unless POOLSHIM_OPENMP=forward (docs/openmp.md).
   const char* openmp_mode = k == reach::kOpenmp
@@ -79,6 +82,28 @@ std::string client_effect(const AuditEntry& /*e*/, unsigned k, const ProcessFact
   std::string where = proc->provider_of[k].empty() ? std::string("whichever module defines them")
                                                    : proc->provider_of[k] + " (its own pool)";
   return "client of " + surface + ": libpoolshim is not loaded, so its calls go to " + where;
+}
+
+// Where a __kmpc client's calls go (forwarded by default: docs/openmp.md, "Modes").
+std::string kmpc_effect(const ProcessFacts* proc) {
+  const std::string head = "client of openmp through LLVM's and Intel's __kmpc ABI (clang, icx): ";
+  const char* mode =
+      ", which passes them on to libomp or libiomp5, whose own threads run the regions "
+      "(POOLSHIM_KMPC=shim runs them on the shared pool when every loaded module's __kmpc calls "
+      "are ones the shim runs natively; the load-time log says which)";
+  if (proc == nullptr) return head + "under the preload its __kmpc_* calls enter the shim" + mode;
+  if (proc->shim_loaded) return head + "its __kmpc_* calls enter the shim in this process" + mode;
+  return head + "libpoolshim is not loaded, so its calls go to libomp or libiomp5 (its own pool)";
+}
+
+}  // namespace
+
+std::string client_effect(const AuditEntry& e, unsigned k, const ProcessFacts* proc) {
+  if (k != reach::kOpenmp || !e.kmpc_client()) return gomp_effect(k, proc);
+  // A clang-built module's omp_* imports make it a client of libgomp's names too; its regions
+  // start through __kmpc_fork_call, so only GOMP_* imports (gcc-built objects) add that line.
+  if (!e.kmpc.gomp_client) return kmpc_effect(proc);
+  return kmpc_effect(proc) + "; its GOMP_* calls: " + gomp_effect(k, proc);
 }
 
 }  // namespace poolshim::cli

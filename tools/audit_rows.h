@@ -34,7 +34,7 @@ bool row_listed(const AuditEntry& e, bool all);
 // "-", and under --pid of a process without the shim "reachable" (a preload would redirect it;
 // today it runs its own pool).
 std::string surface_cell(const AuditEntry& e, unsigned surface, const ProcessFacts* proc);
-// What happens to a client's calls of that surface, one sentence.
+// What happens to a client's calls of that surface (OpenMP: by the ABI it calls), one sentence.
 std::string client_effect(const AuditEntry& e, unsigned surface, const ProcessFacts* proc);
 
 }  // namespace poolshim::cli

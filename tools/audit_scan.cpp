@@ -55,6 +55,7 @@ void Scanner::judge_image(const std::string& display, const void* data, size_t s
   elf::Reader r;
   r.open_file(data, size);
   e.verdict = reach::judge(r, is_main);
+  e.kmpc = kmpc_facts(r);
   e.runtime = report::runtime_of(display.c_str());
   if (!r.ok()) {
     e.readable = false;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "audit_kmpc.h"
 #include "report/runtimes.h"
 #include "reach/verdict.h"
 
@@ -21,6 +22,7 @@ struct AuditEntry {
   bool readable = true;                      // false: not judged (error says why)
   std::string error;                         // what could not be read ("" when nothing)
   const report::Runtime* runtime = nullptr;  // another runtime's pool (OpenMP, OpenBLAS, ...)
+  KmpcFacts kmpc;  // LLVM's / Intel's OpenMP ABI: a client, a runtime copy
   // A client of a surface: it names the surface's symbols through the dynamic linker without
   // defining them, so its calls go wherever the process's lookup finds them first.
   bool client(unsigned surface) const {
@@ -28,6 +30,10 @@ struct AuditEntry {
            verdict.surface[surface].verdict == reach::Verdict::absent &&
            verdict.surface[surface].uses_linker;
   }
+  // A client of the __kmpc ABI (its OpenMP calls are judged here, not by the reach verdicts).
+  bool kmpc_client() const { return readable && !verdict.provider && kmpc.client; }
+  // A client of surface k by either ABI (OpenMP: libgomp's or the __kmpc one).
+  bool client_of(unsigned k) const { return client(k) || (k == reach::kOpenmp && kmpc_client()); }
 };
 
 struct Failure {

@@ -160,6 +160,11 @@ bool is_entry_symbol(Surface s, const char* name) {
   return false;
 }
 
+bool is_private_copy_entry(Surface s, const char* name) {
+  if (is_entry_symbol(s, name)) return true;
+  return s == kOpenmp && name != nullptr && strcmp(name, "__kmpc_fork_call") == 0;
+}
+
 bool is_provider_symbol(const char* name) {
   return name != nullptr && strcmp(name, "poolshim_get_info") == 0;
 }

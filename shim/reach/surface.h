@@ -26,6 +26,12 @@ bool is_surface_symbol(Surface s, const char* name);
 // linker exactly when a relocation names it.
 bool is_entry_symbol(Surface s, const char* name);
 
+// What starts a team in a runtime whose copy, linked into a module and not exported, no preload
+// reaches (verdict.cpp's .symtab pass): the entry points, and for OpenMP also LLVM's and Intel's
+// __kmpc_fork_call (libomp.a linked in, as clang's -static-openmp does). The shim does not judge
+// the __kmpc ABI's exported copies and clients: they go on to libomp (docs/openmp.md).
+bool is_private_copy_entry(Surface s, const char* name);
+
 // The shim itself (or a newer copy of it): it exports this C API name.
 bool is_provider_symbol(const char* name);
 

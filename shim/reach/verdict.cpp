@@ -107,7 +107,8 @@ void tally_relocs(const Reader& r, Tally* t) {
 }
 
 // .symtab keeps what the dynamic table hides: an entry point that is local or hidden there and
-// not exported is a private copy no preload can replace.
+// not exported is a private copy no preload can replace (is_private_copy_entry: for OpenMP also
+// a linked-in libomp's __kmpc_fork_call).
 // `symtab` may be another reader than `r` (the file behind a loaded module).
 void tally_symtab(const Reader& r, const Reader& symtab, Tally* t) {
   Symbol s, exported;
@@ -115,7 +116,7 @@ void tally_symtab(const Reader& r, const Reader& symtab, Tally* t) {
     if (!symtab.symtab(i, &s) || s.name == nullptr || !s.defined()) continue;
     for (unsigned k = 0; k < kSurfaceCount; ++k) {
       Surface surf = static_cast<Surface>(k);
-      if (!is_entry_symbol(surf, s.name)) continue;
+      if (!is_private_copy_entry(surf, s.name)) continue;
       ++t[k].symtab_entry_defs;
       if (t[k].symtab_entry_sym == nullptr) t[k].symtab_entry_sym = s.name;
       bool local =

@@ -13,6 +13,9 @@ time from tests/fixtures/openmp/copies/ with the C compiler, Debian's libgomp an
   own_hidden.so          the same runtime built -fvisibility=hidden: unreachable (hidden copy),
                          a team of 1 in every mode;
   own_symbolic.so        the same runtime linked -Wl,-Bsymbolic: unreachable (linked -Bsymbolic);
+  own_kmpc.so            a module with LLVM's entry __kmpc_fork_call linked in and hidden (as
+                         clang's -static-openmp links libomp.a; own_kmpc.c): unreachable (hidden
+                         copy), a team of 1 in every mode;
   host_static            the host with Debian's libgomp.a linked in (when it exists): unreachable
                          (defined in the main executable), its own region keeps libgomp's team.
   libgomp.a in a module  tried, and reported: Debian's libgomp.a uses local-exec TLS, which a
@@ -62,6 +65,10 @@ def build(a, tmp):
         e = sh([cc, "-shared", *flags, obj("cm.o"), *[obj(o) for o in objs], "-o", obj(name)], name)
         pu.require(e is None, f"link {name} ({e})")
         modules[name] = obj(name)
+    e = sh([cc, "-shared", "-fPIC", os.path.join(src, "own_kmpc.c"), "-o", obj("own_kmpc.so")],
+           "own_kmpc.so")
+    pu.require(e is None, f"build own_kmpc.so ({e})")
+    modules["own_kmpc.so"] = obj("own_kmpc.so")
     notes = []
     gomp = subprocess.run([cc, "-print-file-name=libgomp.so.1"], capture_output=True,
                           text=True).stdout.strip()
@@ -110,6 +117,7 @@ def check_audit(a, tmp, modules, hosts):
     doc = json.loads(r.stdout)
     by = {os.path.basename(m["path"]): m for m in doc["modules"]}
     expect = {"own_hidden.so": ("unreachable", "hidden copy"),
+              "own_kmpc.so": ("unreachable", "hidden copy"),
               "own_symbolic.so": ("unreachable", "linked -Bsymbolic"),
               "own_exported.so": ("redirected", ""),
               "host_static": ("unreachable", "defined in the main executable"),
@@ -128,6 +136,8 @@ def check_audit(a, tmp, modules, hosts):
                  f"({o['reason']})")
         for other in ("executorch", "pthreadpool"):
             pu.check(by[name][other]["verdict"] == "absent", f"audit: {name}: no {other} copy")
+    pu.check(by["own_kmpc.so"]["openmp"]["symbol"] == "__kmpc_fork_call",
+             f"audit: own_kmpc.so's copy is LLVM's __kmpc_fork_call ({by['own_kmpc.so']['openmp']})")
     for name in ("renamed_client.so", "host_dyn"):
         if name in by:
             o = by[name]["openmp"]
@@ -172,8 +182,10 @@ def check_runs(a, modules, hosts):
             pu.require(r.returncode == 0, f"{what}: exit 0 (rc={r.returncode}, {r.stderr[-300:]!r})")
             got = teams(r.stdout)
             print(f"{what}: {got}")
-            pu.check(got.get("own_hidden.so") == "1" and got.get("own_symbolic.so") == "1",
-                     f"{what}: the hidden and -Bsymbolic modules keep their own runtime (team 1)")
+            pu.check(got.get("own_hidden.so") == "1" and got.get("own_symbolic.so") == "1" and
+                     got.get("own_kmpc.so") == "1",
+                     f"{what}: the hidden, -Bsymbolic and __kmpc modules keep their own runtime "
+                     "(team 1)")
             pu.check(got.get("host") == "2", f"{what}: the host's own region has 2 threads")
             if "renamed_client.so" in got:
                 pu.check(got["renamed_client.so"] == "2",
@@ -186,6 +198,7 @@ def check_runs(a, modules, hosts):
                 continue
             log = r.log
             for name, text in (("own_hidden.so", "openmp unreachable (hidden copy)"),
+                               ("own_kmpc.so", "openmp unreachable (hidden copy)"),
                                ("own_symbolic.so", "openmp unreachable (linked -Bsymbolic)"),
                                ("own_exported.so", "openmp redirected")):
                 pu.check(any(name in line and text in line for line in log.splitlines()),
@@ -217,6 +230,7 @@ def check_pid(a, modules, hosts):
     by = {os.path.basename(m["path"]): m for m in doc["modules"]}
     pu.check(doc["process"]["shim_loaded"], "audit --pid: libpoolshim is loaded in the host")
     for name, (verdict, reason) in {"own_hidden.so": ("unreachable", "hidden copy"),
+                                    "own_kmpc.so": ("unreachable", "hidden copy"),
                                     "own_symbolic.so": ("unreachable", "linked -Bsymbolic"),
                                     "own_exported.so": ("redirected", "")}.items():
         o = by.get(name, {}).get("openmp", {})

@@ -7,7 +7,9 @@ it; by default (POOLSHIM_KMPC=forward) each goes on to libomp. Checked, at OMP_N
 POOLSHIM_DISABLE=openmp; the preloaded run's log (POOLSHIM_LOG=info) says the __kmpc calls went
 through the shim to libomp.so.5, so the rows were reached and not bypassed. With --poolshim,
 `poolshim info --pools --json --pid` of a clang-built host (team_threads.c) under the preload
-lists libomp.so.5 as not merged, saying the shim passes the __kmpc calls on to it. Skipped
+lists libomp.so.5 as not merged, saying the shim passes the __kmpc calls on to it, and
+`poolshim audit` (files, and --pid of that host) names the programs __kmpc clients whose calls
+go on to libomp and libomp.so.5 as the runtime they come back to. Skipped
 without clang-14 or libomp-14-dev.
 """
 import argparse
@@ -51,10 +53,39 @@ def pools_view(a, tmp):
     p.stdout.readline()  # ready
     view = pu.run([a.poolshim, "info", "--pools", "--json", "--pid", str(p.pid)],
                   what="poolshim info --pools --json --pid")
+    audit = pu.run([a.poolshim, "audit", "--json", "--pid", str(p.pid)],
+                   what="poolshim audit --json --pid")
     pu.finish(p, "\n")
+    doc = json.loads(audit.stdout)
+    by = {os.path.basename(m["path"]): m for m in doc["modules"]}
+    host = by.get("team_threads", {}).get("openmp", {})
+    pu.check(host.get("client") and "__kmpc_* calls enter the shim in this process" in
+             host.get("client_calls", "") and "libomp" in host.get("client_calls", ""),
+             f"audit --pid: the clang-built host is a __kmpc client whose calls enter the shim "
+             f"and go on to libomp ({host})")
     rows = [e for e in json.loads(view.stdout) if e.get("filepath", "").endswith("libomp.so.5")]
     pu.check(len(rows) == 1 and rows[0]["merged"] is False and "__kmpc" in rows[0]["reason"],
              f"poolshim info --pools: libomp.so.5 keeps its own pool, and says why ({rows})")
+
+
+def check_audit(a, exes):
+    """`poolshim audit` of the clang-built programs and of libomp.so.5 (issue 35, point 2)."""
+    libomp = "/usr/lib/x86_64-linux-gnu/libomp.so.5"
+    r = pu.run([a.poolshim, "audit", "--json", *exes, libomp], what="poolshim audit --json")
+    pu.require(r.returncode == 0, f"audit exits 0: nothing unreachable (rc={r.returncode})")
+    by = {os.path.basename(m["path"]): m for m in json.loads(r.stdout)["modules"]}
+    for exe in exes:
+        m = by.get(os.path.basename(exe), {})
+        o = m.get("openmp", {})
+        pu.check(m.get("row") == "client" and m.get("kmpc", {}).get("client") and
+                 "__kmpc_* calls enter the shim" in o.get("client_calls", "") and
+                 "POOLSHIM_KMPC=shim" in o.get("client_calls", ""),
+                 f"audit: {os.path.basename(exe)} is a client of the __kmpc ABI, its calls "
+                 f"passed on to libomp unless POOLSHIM_KMPC=shim ({m})")
+    rt = by.get("libomp.so.5", {}).get("runtime") or {}
+    pu.check(rt.get("name") == "OpenMP (LLVM libomp)" and
+             "__kmpc_* calls enter the shim and come back to it" in rt.get("note", ""),
+             f"audit: libomp.so.5 is named, with where its clients' calls go ({rt})")
 
 
 def body(a):
@@ -62,7 +93,8 @@ def body(a):
         pu.skip("no clang-14 (scripts/deps.sh openmp installs it)")
     modes = om.modes(a.shim, disable=True)
     with tempfile.TemporaryDirectory(prefix="poolshim_kmpc_") as tmp:
-        for exe in build(a, tmp):
+        exes = build(a, tmp)
+        for exe in exes:
             name = os.path.basename(exe)
             for threads in (None, "1", "2", "3"):
                 extra = {"OMP_NUM_THREADS": threads} if threads else {}
@@ -80,6 +112,7 @@ def body(a):
                          f"through the shim to libomp.so.5 ({log!r})")
             print(f"{name}: {results[0].stdout.strip()}")
         if a.poolshim:
+            check_audit(a, exes)
             pools_view(a, tmp)
 
 

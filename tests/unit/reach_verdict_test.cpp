@@ -250,6 +250,18 @@ TEST(Surface, OpenmpNamesAndEntryPoints) {
   EXPECT_STREQ(surface_name(kOpenmp), "openmp");
 }
 
+// A private copy (local in .symtab, not exported) is judged by the entry points, and for OpenMP
+// also by LLVM's __kmpc_fork_call (libomp.a linked in); the __kmpc names are no surface names.
+TEST(Surface, PrivateCopiesOfLlvmOpenmp) {
+  EXPECT_TRUE(is_private_copy_entry(kOpenmp, "__kmpc_fork_call"));
+  EXPECT_TRUE(is_private_copy_entry(kOpenmp, "GOMP_parallel"));
+  EXPECT_FALSE(is_private_copy_entry(kOpenmp, "__kmpc_barrier"));
+  EXPECT_FALSE(is_private_copy_entry(kPthreadpool, "__kmpc_fork_call"));
+  EXPECT_FALSE(is_private_copy_entry(kOpenmp, nullptr));
+  EXPECT_FALSE(is_entry_symbol(kOpenmp, "__kmpc_fork_call"));
+  EXPECT_FALSE(is_surface_symbol(kOpenmp, "__kmpc_fork_call"));
+}
+
 // An unreachable OpenMP copy is always named with its surface (poolshim_module has no openmp
 // field, so the reason must say it).
 TEST(ElfVerdict, OpenmpReasonsNameTheSurface) {
