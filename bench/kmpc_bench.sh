@@ -12,6 +12,7 @@
 # Writes OUT/kmpc.md.  usage: bench/kmpc_bench.sh SHIM OUT_DIR [ROUNDS] [REPS]
 set -euo pipefail
 shim=$(realpath "$1") out=$2 rounds=${3:-7} reps=${4:-20000}
+mkdir -p "$out"
 here="$(cd "$(dirname "$0")" && pwd)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
