@@ -2,16 +2,19 @@
 with clang-14 -fopenmp from tests/fixtures/openmp/:
 
   kmpc_native_program.c  only entry points the runtime has (loops of every schedule and type,
-                         reductions, single, master, critical, if(0) and nested regions): its
+                         ordered loops, reductions, single, master, critical, if(0) and nested
+                         regions): its
                          results are the same as without the shim at OMP_NUM_THREADS unset, 1, 2
                          and 3, a dynamic loop's lastprivate is its last iteration (libomp 14
                          misses it in some runs with more threads than CPUs, so that line is
                          checked on its own), and the log says the __kmpc calls ran natively;
   kmpc_program.c         tasks with dependences, taskgroup, taskloop, copyprivate, locks: natively
                          too, with libomp's output at 1, 2 and 3 threads;
-  openmp_program.c       ordered, among others: outside the native set, so the whole process
-                         stays on libomp (all or nothing), with the same output and a log line
-                         that names the call that decided it;
+  openmp_program.c       GCC's constructs as clang builds them (an ordered loop, sections,
+                         locks, nested regions): natively, libomp's output;
+  kmpc_doacross.c        a doacross loop (__kmpc_doacross_*): outside the native set, so the
+                         whole process stays on libomp (all or nothing), with the same output and
+                         a log line that names the call that decided it;
   kmpc_mixed.c           OpenMP regions and pthreadpool calls (Debian's libpthreadpool): with a
                          budget of 2, the process has at most 2 threads under the shim, where
                          without it libomp's team and pthreadpool's workers make 3.
@@ -77,12 +80,22 @@ def body(a):
                      f"({got.stdout!r}; {got.log!r})")
 
         exe = build(a, tmp, "openmp_program.c", ["-ldl"])
-        want = run(a, exe, "openmp_program, without the shim", OMP_NUM_THREADS="2")
-        got = run(a, exe, "openmp_program, POOLSHIM_KMPC=shim", **native(a, OMP_NUM_THREADS="2"))
-        pu.check(got.stdout == want.stdout, f"openmp_program: the same output ({got.stdout!r})")
-        pu.check(re.search(r"__kmpc calls go to libomp: .* calls __kmpc_\w+, which does not run "
-                           r"natively", got.log) is not None,
-                 f"openmp_program: all or nothing, the log names the call ({got.log!r})")
+        for threads in ("1", "2", "3"):
+            want = run(a, exe, f"openmp_program, {threads} threads, without the shim",
+                       OMP_NUM_THREADS=threads)
+            got = run(a, exe, f"openmp_program, {threads} threads, POOLSHIM_KMPC=shim",
+                      **native(a, OMP_NUM_THREADS=threads))
+            pu.check(got.stdout == want.stdout and "__kmpc calls run natively" in got.log,
+                     f"openmp_program, {threads} threads: natively, the same output "
+                     f"({got.stdout!r}; {got.log!r})")
+
+        exe = build(a, tmp, "kmpc_doacross.c")
+        want = run(a, exe, "kmpc_doacross, without the shim", OMP_NUM_THREADS="2")
+        got = run(a, exe, "kmpc_doacross, POOLSHIM_KMPC=shim", **native(a, OMP_NUM_THREADS="2"))
+        pu.check(got.stdout == want.stdout, f"kmpc_doacross: the same output ({got.stdout!r})")
+        pu.check(re.search(r"__kmpc calls go to libomp: .* calls __kmpc_doacross_\w+, which does "
+                           r"not run natively", got.log) is not None,
+                 f"kmpc_doacross: all or nothing, the log names the call ({got.log!r})")
 
         if not os.path.exists("/usr/include/pthreadpool.h"):
             print("kmpc_mixed: skipped (no pthreadpool.h: scripts/deps.sh test installs it)")

@@ -29,6 +29,11 @@ enum : int32_t {
   kGuidedAnalytical = 43,
   kStaticSteal = 44,
   kStaticBalancedChunked = 45,
+  // An ordered loop's schedule is its unordered one plus kOrdered (kmp_ord_static_chunked 65 ..
+  // kmp_ord_trapezoidal 71).
+  kOrdered = 32,
+  kOrderedFirst = 65,
+  kOrderedLast = 71,
   kModifiers = (1 << 29) | (1 << 30),  // monotonic, nonmonotonic
 };
 
@@ -121,25 +126,38 @@ void dispatch_init(int32_t schedule, T lb, T ub, Signed<T> st, Signed<T> chunk) 
   const uint64_t end = empty ? start : last + stride;
   const uint64_t c = chunk < 1 ? 1 : static_cast<uint64_t>(chunk);
   unsigned long long is = 0, ie = 0;  // GOMP's type (uint64_t is unsigned long here)
+  int32_t sched = schedule & ~kModifiers;
+  // An ordered loop is GOMP's ordered work share of the same schedule: its chunks' turns pass as
+  // a member takes its next chunk or leaves (runtime/loop.cpp), and __kmpc_ordered waits for
+  // the current chunk's turn, so __kmpc_end_ordered and __kmpc_dispatch_fini have nothing to do.
+  const bool ordered = sched >= kOrderedFirst && sched <= kOrderedLast;
+  if (ordered) sched -= kOrdered;
   bool got;
-  switch (schedule & ~kModifiers) {
+  switch (sched) {
     case kStatic:
     case kAuto:  // libgomp's auto: static, no chunk
-      got = psn_GOMP_loop_ull_static_start(up, start, end, stride, 0, &is, &ie);
+      got = ordered ? psn_GOMP_loop_ull_ordered_static_start(up, start, end, stride, 0, &is, &ie)
+                    : psn_GOMP_loop_ull_static_start(up, start, end, stride, 0, &is, &ie);
       break;
     case kStaticChunked:
     case kStaticBalancedChunked:
-      got = psn_GOMP_loop_ull_static_start(up, start, end, stride, c, &is, &ie);
+      got = ordered ? psn_GOMP_loop_ull_ordered_static_start(up, start, end, stride, c, &is, &ie)
+                    : psn_GOMP_loop_ull_static_start(up, start, end, stride, c, &is, &ie);
       break;
-    case kRuntime: got = psn_GOMP_loop_ull_runtime_start(up, start, end, stride, &is, &ie); break;
+    case kRuntime:
+      got = ordered ? psn_GOMP_loop_ull_ordered_runtime_start(up, start, end, stride, &is, &ie)
+                    : psn_GOMP_loop_ull_runtime_start(up, start, end, stride, &is, &ie);
+      break;
     case kGuidedChunked:
     case kTrapezoidal:
     case kGuidedIterative:
     case kGuidedAnalytical:
-      got = psn_GOMP_loop_ull_guided_start(up, start, end, stride, c, &is, &ie);
+      got = ordered ? psn_GOMP_loop_ull_ordered_guided_start(up, start, end, stride, c, &is, &ie)
+                    : psn_GOMP_loop_ull_guided_start(up, start, end, stride, c, &is, &ie);
       break;
     default:  // kDynamicChunked, kStaticSteal, and anything else
-      got = psn_GOMP_loop_ull_dynamic_start(up, start, end, stride, c, &is, &ie);
+      got = ordered ? psn_GOMP_loop_ull_ordered_dynamic_start(up, start, end, stride, c, &is, &ie)
+                    : psn_GOMP_loop_ull_dynamic_start(up, start, end, stride, c, &is, &ie);
       break;
   }
   if (!got) is = ie = 0;  // nothing for this member: next() ends the work share at once
@@ -198,5 +216,13 @@ PSK_LOOP(8u, uint64_t)
 #undef PSK_LOOP
 
 void psk_for_static_fini(ident_t*, int32_t) {}
+
+// Ordered loops (dispatch_init above): an iteration's ordered region waits for its chunk's turn.
+void psk_ordered(ident_t*, int32_t) { psn_GOMP_ordered_start(); }
+void psk_end_ordered(ident_t*, int32_t) {}
+void psk_dispatch_fini_4(ident_t*, int32_t) {}
+void psk_dispatch_fini_4u(ident_t*, int32_t) {}
+void psk_dispatch_fini_8(ident_t*, int32_t) {}
+void psk_dispatch_fini_8u(ident_t*, int32_t) {}
 
 }  // extern "C"
