@@ -12,6 +12,10 @@ with clang-14 -fopenmp from tests/fixtures/openmp/:
                          too, with libomp's output at 1, 2 and 3 threads;
   openmp_program.c       GCC's constructs as clang builds them (an ordered loop, sections,
                          locks, nested regions): natively, libomp's output;
+  kmpc_cancel.c          cancel and cancellation points of a static and a dynamic loop, a
+                         region, sections and a taskgroup, natively at 1-3 threads with
+                         OMP_CANCELLATION true and false: every property line holds (Debian's
+                         libomp 14 hangs on it at 2 threads, so libomp's run is not the oracle);
   kmpc_doacross.c        a doacross loop (__kmpc_doacross_*): outside the native set, so the
                          whole process stays on libomp (all or nothing), with the same output and
                          a log line that names the call that decided it;
@@ -88,6 +92,18 @@ def body(a):
             pu.check(got.stdout == want.stdout and "__kmpc calls run natively" in got.log,
                      f"openmp_program, {threads} threads: natively, the same output "
                      f"({got.stdout!r}; {got.log!r})")
+
+        exe = build(a, tmp, "kmpc_cancel.c")
+        for threads in ("1", "2", "3"):
+            for on in ("true", "false"):
+                what = f"kmpc_cancel, {threads} threads, OMP_CANCELLATION={on}"
+                got = run(a, exe, what, **native(a, OMP_NUM_THREADS=threads, OMP_CANCELLATION=on))
+                lines = dict(line.split("=") for line in got.stdout.split())
+                pu.check(lines.get("cancellation") == ("1" if on == "true" else "0") and
+                         len(lines) == 7 and all(v == "1" for k, v in lines.items()
+                                                 if k != "cancellation") and
+                         "__kmpc calls run natively" in got.log,
+                         f"{what}: natively, every property holds ({got.stdout!r}; {got.log!r})")
 
         exe = build(a, tmp, "kmpc_doacross.c")
         want = run(a, exe, "kmpc_doacross, without the shim", OMP_NUM_THREADS="2")

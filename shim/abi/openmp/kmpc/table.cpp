@@ -21,7 +21,8 @@
   X(dispatch_next_8) X(dispatch_next_8u) X(omp_task_alloc) X(omp_task) X(omp_task_with_deps) \
   X(omp_wait_deps) X(omp_task_begin_if0) X(omp_task_complete_if0) X(omp_taskwait) \
   X(omp_taskyield) X(taskgroup) X(end_taskgroup) X(copyprivate) X(taskloop) X(ordered) \
-  X(end_ordered) X(dispatch_fini_4) X(dispatch_fini_4u) X(dispatch_fini_8) X(dispatch_fini_8u)
+  X(end_ordered) X(dispatch_fini_4) X(dispatch_fini_4u) X(dispatch_fini_8) X(dispatch_fini_8u) \
+  X(cancel) X(cancellationpoint) X(cancel_barrier)
 // clang-format on
 
 extern "C" {
