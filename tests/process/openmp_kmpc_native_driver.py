@@ -16,6 +16,9 @@ with clang-14 -fopenmp from tests/fixtures/openmp/:
                          region, sections and a taskgroup, natively at 1-3 threads with
                          OMP_CANCELLATION true and false: every property line holds (Debian's
                          libomp 14 hangs on it at 2 threads, so libomp's run is not the oracle);
+  kmpc_task_copies.cpp   tasks with firstprivate C++ objects in a taskgroup that one of them
+                         cancels, at 1-3 threads with OMP_CANCELLATION true and false: every
+                         copy is destroyed, a discarded task's too (libomp's rule), natively;
   kmpc_doacross.c        a doacross loop (__kmpc_doacross_*): outside the native set, so the
                          whole process stays on libomp (all or nothing), with the same output and
                          a log line that names the call that decided it;
@@ -35,7 +38,7 @@ import proc_util as pu
 
 
 def build(a, tmp, src, libs=()):
-    exe = os.path.join(tmp, src[:-2])
+    exe = os.path.join(tmp, os.path.splitext(src)[0])
     r = subprocess.run([a.clang, "-fopenmp", "-O1", os.path.join(a.fixtures, src), "-o", exe,
                         *libs], capture_output=True, text=True)
     pu.require(r.returncode == 0, f"clang-14 builds {src} ({r.stderr[-400:]!r})")
@@ -104,6 +107,15 @@ def body(a):
                                                  if k != "cancellation") and
                          "__kmpc calls run natively" in got.log,
                          f"{what}: natively, every property holds ({got.stdout!r}; {got.log!r})")
+
+        exe = build(a, tmp, "kmpc_task_copies.cpp", ["-lstdc++"])
+        for threads in ("1", "2", "3"):
+            for on in ("true", "false"):
+                what = f"kmpc_task_copies, {threads} threads, OMP_CANCELLATION={on}"
+                got = run(a, exe, what, **native(a, OMP_NUM_THREADS=threads, OMP_CANCELLATION=on))
+                pu.check(got.stdout == "alive=0\nstopped=1\n" and
+                         "__kmpc calls run natively" in got.log,
+                         f"{what}: natively, no copy left alive ({got.stdout!r}; {got.log!r})")
 
         exe = build(a, tmp, "kmpc_doacross.c")
         want = run(a, exe, "kmpc_doacross, without the shim", OMP_NUM_THREADS="2")

@@ -233,6 +233,9 @@ void team_cancel(Team* t);
 bool cancel_var();
 bool task_cancelled();
 void team_cleanup(Team* t);
+// Whether a task the calling thread creates or starts now is discarded: cancel-var, and its
+// team, its taskgroup or (a worksharing construct's taskgroup) the one that holds it cancelled.
+bool task_discarded();
 
 // A worksharing construct (loops, sections, single copyprivate): one per construct per team,
 // found by the members' sequence numbers.

@@ -57,6 +57,8 @@ void taskgroup_start() {
 
 bool taskgroup_cancelled() { return taskgroup_cancelled(me().taskgroup); }
 
+bool task_discarded() { return cancel_var() && (task_cancelled() || taskgroup_cancelled()); }
+
 bool taskgroup_cancelled(const TaskGroup* g) {
   if (g == nullptr) return false;
   if (g->cancelled.load(std::memory_order_acquire)) return true;
@@ -83,7 +85,7 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
                    void* detach) {
   // As libgomp: a task met in a cancelled team or taskgroup is discarded (cancel.cpp); nothing
   // is cancelled unless cancel-var is true.
-  if (cancel_var() && (task_cancelled() || taskgroup_cancelled())) return;
+  if (task_discarded()) return;
   bool detached = (flags & kTaskFlagDetach) != 0 && detach != nullptr;
   if ((flags & kTaskFlagDepend) == 0) depend = nullptr;
   if (if_clause && task_deferrable(0, detached)) {

@@ -144,7 +144,7 @@ void run_task(TaskNode* n) {
   s.icv = n->icv;
   // A task of a cancelled team or taskgroup does not start, unless its data was copy-constructed
   // (libgomp runs those, so that the copies are destroyed).
-  if (n->copied || !(task_cancelled() || taskgroup_cancelled(n->taskgroup))) n->fn(n->arg);
+  if (n->copied || !task_discarded()) n->fn(n->arg);
   s.taskgroup = taskgroup;
   s.in_final = in_final;
   s.task = task;

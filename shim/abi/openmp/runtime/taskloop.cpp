@@ -125,7 +125,7 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
   }
 
   bool group = (flags & kFlagNogroup) == 0;
-  if (!group && (task_cancelled() || taskgroup_cancelled())) return;
+  if (!group && task_discarded()) return;
   if (group) {
     taskgroup_start();
     if ((flags & kFlagReduction) != 0)
@@ -187,7 +187,7 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
     s.task = &self;
     // A task of a cancelled taskgroup does not start, unless its data was copy-constructed
     // (libgomp runs those, so that the copies are destroyed).
-    if (cpyfn == nullptr && (task_cancelled() || taskgroup_cancelled())) continue;
+    if (cpyfn == nullptr && task_discarded()) continue;
     fn(arg);
   }
   if (buf != stack_buf) free(buf);
