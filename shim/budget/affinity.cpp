@@ -68,32 +68,44 @@ pthread_once_t g_process_once = PTHREAD_ONCE_INIT;
 cpu_set_t g_process_cpus;  // zero until found: untouched, out of RSS
 bool g_process_cpus_found = false;
 
-// libgomp's own function name@version: the next definition after the shim's (RTLD_NEXT), so the
-// libgomp the program has, never the shim's exported row, never a new load.
+// The OpenMP runtime's own function name@version: the next definition after the shim's
+// (RTLD_NEXT), so the runtime the program has (libgomp, or LLVM's libomp, which exports libgomp's
+// omp_* versions too), never the shim's exported row, never a new load.
 template <typename Fn>
-Fn libgomp_function(const char* name, const char* version) {
+Fn runtime_function(const char* name, const char* version) {
   return reinterpret_cast<Fn>(dlvsym(RTLD_NEXT, name, version));
 }
 
-// The union of libgomp's places when libgomp binds (bind-var not false: it pinned the initial
-// thread at its load).
+// Whether the calling thread's mask is a strict part of `all`: pinned within the places.
+bool pinned_within(const cpu_set_t& all) {
+  cpu_set_t mine, both;
+  if (real_getaffinity(0, sizeof mine, &mine) != 0) return false;
+  CPU_AND(&both, &all, &mine);
+  return CPU_EQUAL(&both, &mine) && !CPU_EQUAL(&all, &mine);
+}
+
+// The union of the runtime's places when the runtime pinned the initial thread: libgomp does at
+// its load when bind-var is not false; LLVM's libomp does at its initialization (its first call,
+// which may be one of these) under OMP_PLACES even with OMP_PROC_BIND=false, so then the union
+// counts only if the calling thread is pinned within it.
 void find_process_cpus() {
   base::first_use("process_cpus");
   if (config::raw_value("OMP_PROC_BIND") == nullptr && config::raw_value("OMP_PLACES") == nullptr &&
       config::raw_value("GOMP_CPU_AFFINITY") == nullptr)
     return;
-  auto bind = libgomp_function<int (*)()>("omp_get_proc_bind", "OMP_4.0");
-  auto count = libgomp_function<int (*)()>("omp_get_num_places", "OMP_4.5");
-  auto procs = libgomp_function<int (*)(int)>("omp_get_place_num_procs", "OMP_4.5");
-  auto ids = libgomp_function<void (*)(int, int*)>("omp_get_place_proc_ids", "OMP_4.5");
-  if (!bind || !count || !procs || !ids || bind() == 0) return;
+  auto bind = runtime_function<int (*)()>("omp_get_proc_bind", "OMP_4.0");
+  auto count = runtime_function<int (*)()>("omp_get_num_places", "OMP_4.5");
+  auto procs = runtime_function<int (*)(int)>("omp_get_place_num_procs", "OMP_4.5");
+  auto ids = runtime_function<void (*)(int, int*)>("omp_get_place_proc_ids", "OMP_4.5");
+  if (!bind || !count || !procs || !ids) return;
+  const bool binds = bind() != 0;
   cpu_set_t all, one;
   CPU_ZERO(&all);
   for (int place = 0, places = count(); place < places; ++place) {
     place_cpus_from(procs, ids, place, &one);
     CPU_OR(&all, &all, &one);
   }
-  if (CPU_COUNT(&all) == 0) return;
+  if (CPU_COUNT(&all) == 0 || (!binds && !pinned_within(all))) return;
   g_process_cpus = all;
   g_process_cpus_found = true;
 }

@@ -18,14 +18,15 @@ using GetAffinityFn = int (*)(pid_t pid, size_t setsize, cpu_set_t* set);
 // sched_getaffinity.
 size_t affinity_cpus(GetAffinityFn fn = nullptr);
 
-// The CPUs the process may use when libgomp pinned its initial thread before the shim could read
-// the mask: with OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY asking for binding, libgomp's
-// constructor (which runs before a preloaded library's code) builds its place list from the
-// process's mask and binds the initial thread to the first place. The union of libgomp's places
-// is then the process's CPUs: the budget counts them, and the shim's threads start on them
-// (core/thread_start.cpp), not on the one place their creator was pinned to. nullptr otherwise
-// (the threads' own masks are the process's). Found on first call, from the libgomp the program
-// already has (nothing is loaded; nothing runs at load time).
+// The CPUs the process may use when the OpenMP runtime pinned its initial thread before the shim
+// could read the mask: with OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY asking for binding,
+// libgomp's constructor (which runs before a preloaded library's code) builds its place list from
+// the process's mask and binds the initial thread to the first place; LLVM's libomp does the same
+// at its initialization, under OMP_PLACES even with OMP_PROC_BIND=false. The union of the
+// runtime's places is then the process's CPUs: the budget counts them, and the shim's threads
+// start on them (core/thread_start.cpp), not on the one place their creator was pinned to.
+// nullptr otherwise (the threads' own masks are the process's). Found on first call, from the
+// runtime the program already has (nothing is loaded; nothing runs at load time).
 const cpu_set_t* process_cpus();
 // Place `place` of libgomp's list as a CPU set, through libgomp's omp_get_place_num_procs and
 // omp_get_place_proc_ids (CPUs past CPU_SETSIZE left out); empty when it has none.

@@ -40,7 +40,7 @@ Budget compute_budget(const Inputs& in) {
   if (in.affinity_cpus > 0) {
     b.threads = in.affinity_cpus;
     base::Text(b.source).appendf(in.mask_before_pin
-                                     ? "affinity mask (%zu %s, libgomp's places: the initial "
+                                     ? "affinity mask (%zu %s, OpenMP's places: the initial "
                                        "thread is bound to place 0)"
                                      : "affinity mask (%zu %s)",
                                  in.affinity_cpus, plural(in.affinity_cpus));

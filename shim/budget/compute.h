@@ -12,7 +12,7 @@ struct Inputs {
   size_t env_threads = 0;    // POOLSHIM_NUM_THREADS (config::options().num_threads); 0 = unset
   size_t env_cores = 0;      // POOLSHIM_NUM_THREADS=cores: the physical cores; 0 = unset/unknown
   size_t affinity_cpus = 0;  // CPUs in the affinity mask; 0 = unreadable
-  bool mask_before_pin = false;  // it is the process's mask from before libgomp pinned the thread
+  bool mask_before_pin = false;  // it is the process's mask from before OpenMP pinned the thread
   size_t online_cpus = 0;        // online CPUs; 0 = unknown (used only if the mask is unreadable)
   const CgroupLimit* cgroup = nullptr;  // nullptr = not consulted (no limit)
 };

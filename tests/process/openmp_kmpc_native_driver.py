@@ -19,6 +19,9 @@ with clang-14 -fopenmp from tests/fixtures/openmp/:
   kmpc_task_copies.cpp   tasks with firstprivate C++ objects in a taskgroup that one of them
                          cancels, at 1-3 threads with OMP_CANCELLATION true and false: every
                          copy is destroyed, a discarded task's too (libomp's rule), natively;
+  kmpc_masks.c           a team of 2 natively under OMP_PROC_BIND=false and OMP_PLACES=threads,
+                         where libomp's initialization pins the initial thread to place 0: the
+                         member that is a shim thread may run on every CPU of the process;
   kmpc_doacross.c        a doacross loop (__kmpc_doacross_*): outside the native set, so the
                          whole process stays on libomp (all or nothing), with the same output and
                          a log line that names the call that decided it;
@@ -116,6 +119,17 @@ def body(a):
                 pu.check(got.stdout == "alive=0\nstopped=1\n" and
                          "__kmpc calls run natively" in got.log,
                          f"{what}: natively, no copy left alive ({got.stdout!r}; {got.log!r})")
+
+        cpus = len(os.sched_getaffinity(0))
+        if cpus > 1:
+            exe = build(a, tmp, "kmpc_masks.c")
+            # This order of the two (the environment's) is the one that makes libomp 14 pin.
+            got = run(a, exe, "kmpc_masks", **native(a, OMP_PROC_BIND="false",
+                                                     OMP_PLACES="threads"))
+            pu.check(f"member1 cpus={cpus}\n" in got.stdout and
+                     "__kmpc calls run natively" in got.log,
+                     f"kmpc_masks: natively, member 1 may run on the process's {cpus} CPUs, not "
+                     f"on the pinned initial thread's place ({got.stdout!r}; {got.log!r})")
 
         exe = build(a, tmp, "kmpc_doacross.c")
         want = run(a, exe, "kmpc_doacross, without the shim", OMP_NUM_THREADS="2")

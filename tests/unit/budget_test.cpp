@@ -55,7 +55,7 @@ TEST(Budget, MaskFromBeforeLibgompsPin) {
   auto b = pb::compute_budget(in);
   EXPECT_EQ(b.threads, 4u);
   EXPECT_STREQ(b.source,
-               "affinity mask (4 CPUs, libgomp's places: the initial thread is bound to place 0)");
+               "affinity mask (4 CPUs, OpenMP's places: the initial thread is bound to place 0)");
 }
 
 TEST(Budget, SingleCpuIsSingular) {
