@@ -185,7 +185,11 @@ Json module_json(const AuditEntry& e, const ProcessFacts* proc) {
     s["client_calls"] = e.client_of(k) ? client_effect(e, k, proc) : "";
     m[reach::surface_name(static_cast<reach::Surface>(k))] = s;
   }
-  m["kmpc"] = {{"client", e.kmpc_client()}, {"runtime", e.kmpc.runtime && !e.verdict.provider}};
+  m["kmpc"] = {{"client", e.kmpc_client()},
+               {"runtime", e.kmpc.runtime && !e.verdict.provider},
+               {"blocks_native", e.kmpc.blocks_native.empty() || e.verdict.provider
+                                     ? Json(nullptr)
+                                     : Json(e.kmpc.blocks_native)}};
   if (e.runtime != nullptr) {
     m["runtime"] = {{"name", e.runtime->name},
                     {"env_var", e.runtime->env_var},

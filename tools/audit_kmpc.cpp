@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "reach/kmpc_native.h"
+
 namespace poolshim::cli {
 
 KmpcFacts kmpc_facts(const elf::Reader& r) {
@@ -10,6 +12,8 @@ KmpcFacts kmpc_facts(const elf::Reader& r) {
   elf::Symbol s;
   for (size_t i = 1; i < r.dynsym_count(); ++i) {
     if (!r.dynsym(i, &s) || s.name == nullptr) continue;
+    if (!s.defined() && f.blocks_native.empty() && reach::kmpc_import_blocks(s.name))
+      f.blocks_native = s.name;
     if (strncmp(s.name, "__kmpc_", 7) == 0) {
       if (!s.defined()) f.client = true;
       if (s.defined() && strcmp(s.name, "__kmpc_fork_call") == 0) f.runtime = true;

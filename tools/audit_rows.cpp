@@ -84,13 +84,19 @@ std::string gomp_effect(unsigned k, const ProcessFacts* proc) {
   return "client of " + surface + ": libpoolshim is not loaded, so its calls go to " + where;
 }
 
-// Where a __kmpc client's calls go (forwarded by default: docs/openmp.md, "Modes").
-std::string kmpc_effect(const ProcessFacts* proc) {
+// Where a __kmpc client's calls go (forwarded by default: docs/openmp.md, "Modes"), and whether
+// this module would let POOLSHIM_KMPC=shim run them (the gate's rule, reach/kmpc_native.h).
+std::string kmpc_effect(const AuditEntry& e, const ProcessFacts* proc) {
   const std::string head = "client of openmp through LLVM's and Intel's __kmpc ABI (clang, icx): ";
-  const char* mode =
+  const std::string mine =
+      e.kmpc.blocks_native.empty()
+          ? "this module imports none"
+          : "this module imports " + e.kmpc.blocks_native + ", which keeps the process on libomp";
+  const std::string mode =
       ", which passes them on to libomp or libiomp5, whose own threads run the regions "
-      "(POOLSHIM_KMPC=shim runs them on the shared pool when every loaded module's __kmpc calls "
-      "are ones the shim runs natively; the load-time log says which)";
+      "(POOLSHIM_KMPC=shim runs them on the shared pool unless a loaded module imports an OpenMP "
+      "function the shim does not run natively: " +
+      mine + ")";
   if (proc == nullptr) return head + "under the preload its __kmpc_* calls enter the shim" + mode;
   if (proc->shim_loaded) return head + "its __kmpc_* calls enter the shim in this process" + mode;
   return head + "libpoolshim is not loaded, so its calls go to libomp or libiomp5 (its own pool)";
@@ -102,8 +108,8 @@ std::string client_effect(const AuditEntry& e, unsigned k, const ProcessFacts* p
   if (k != reach::kOpenmp || !e.kmpc_client()) return gomp_effect(k, proc);
   // A clang-built module's omp_* imports make it a client of libgomp's names too; its regions
   // start through __kmpc_fork_call, so only GOMP_* imports (gcc-built objects) add that line.
-  if (!e.kmpc.gomp_client) return kmpc_effect(proc);
-  return kmpc_effect(proc) + "; its GOMP_* calls: " + gomp_effect(k, proc);
+  if (!e.kmpc.gomp_client) return kmpc_effect(e, proc);
+  return kmpc_effect(e, proc) + "; its GOMP_* calls: " + gomp_effect(k, proc);
 }
 
 }  // namespace poolshim::cli

@@ -92,12 +92,13 @@ std::vector<Pool> pools_of_pid(long pid, std::string* error) {
     return out;
   }
   ProcView view;
-  std::string disable, num_threads, openmp_mode;
-  bool readable = false, openmp_set = false;
+  std::string disable, num_threads, openmp_mode, kmpc_mode;
+  bool readable = false, openmp_set = false, kmpc_shim = false;
   if (view.open(pid)) {
     view.env("POOLSHIM_DISABLE", &disable, &readable);
     view.env("POOLSHIM_NUM_THREADS", &num_threads, &readable);
     openmp_set = view.env("POOLSHIM_OPENMP", &openmp_mode, &readable);
+    kmpc_shim = view.env("POOLSHIM_KMPC", &kmpc_mode, &readable) && kmpc_mode == "shim";
   }
   const bool loaded = proc.shim_loaded;
   const long workers = loaded ? worker_threads(pid) : 0;
@@ -173,6 +174,14 @@ std::vector<Pool> pools_of_pid(long pid, std::string* error) {
   // The native runtime is the default; a set value other than "shim" forwards (config/options).
   const bool openmp_native =
       shim_openmp && (!openmp_set || openmp_mode == "shim") && !disabled("openmp");
+  // Under POOLSHIM_KMPC=shim, the first module whose imports keep the __kmpc calls on libomp (the
+  // gate's rule, reach/kmpc_native.h). The process decides once, at its first __kmpc call, from
+  // the modules loaded then; the view judges the modules loaded now.
+  std::string kmpc_blocker;
+  for (const AuditEntry& e : scanner.entries())
+    if (kmpc_blocker.empty() && e.readable && !e.verdict.provider && !e.kmpc.blocks_native.empty())
+      kmpc_blocker = e.path.substr(e.path.rfind('/') + 1) + " imports " + e.kmpc.blocks_native;
+  const bool kmpc_native = openmp_native && kmpc_shim && kmpc_blocker.empty();
   for (const AuditEntry& e : scanner.entries()) {
     if (e.runtime == nullptr) continue;
     const RuntimeApi* api = nullptr;
@@ -182,15 +191,31 @@ std::vector<Pool> pools_of_pid(long pid, std::string* error) {
     Pool p{api->user_api, api->internal_api, prefix_of(e.path), e.path, ""};
     bool openmp = strcmp(api->user_api, "openmp") == 0;
     // LLVM's libomp and Intel's libiomp5 serve the __kmpc ABI, which the shim passes on to them
-    // unless POOLSHIM_KMPC=shim and the process's every __kmpc call is native (a decision made
-    // inside the process, which only its log states): their pool is theirs.
+    // unless POOLSHIM_KMPC=shim and no loaded module imports an OpenMP function the shim does
+    // not run natively: then their clients' regions run on the one pool.
     const bool llvm = openmp && strstr(e.runtime->name, "libgomp") == nullptr;
-    p.merged = openmp && openmp_native && !llvm;
-    if (llvm && shim_openmp) {
+    p.merged = openmp && openmp_native && (!llvm || kmpc_native);
+    if (llvm && kmpc_native) {
       p.reason = prefix_of(e.path) +
-                 " keeps its own pool (the shim passes LLVM OpenMP's __kmpc calls on to it; with "
-                 "POOLSHIM_KMPC=shim they run on the one pool where every one the process makes "
-                 "is native, which the shim's log says)";
+                 "'s clients run on the one pool: POOLSHIM_KMPC=shim, and no loaded module "
+                 "imports an OpenMP function the shim does not run natively, so their __kmpc "
+                 "calls run as teams of the shim's threads (the process decides at its first "
+                 "such call, from the modules loaded then)";
+    } else if (llvm && shim_openmp && kmpc_shim && openmp_native) {
+      p.reason = prefix_of(e.path) + " keeps its own pool: POOLSHIM_KMPC=shim, but " +
+                 kmpc_blocker +
+                 ", which the shim does not run natively, so every __kmpc call goes to it (all "
+                 "or nothing)";
+    } else if (llvm && shim_openmp) {
+      p.reason = prefix_of(e.path) +
+                 " keeps its own pool (the shim passes LLVM OpenMP's __kmpc calls on to it" +
+                 (!openmp_native ? std::string(", as its OpenMP surface forwards)")
+                  : kmpc_blocker.empty()
+                      ? std::string("; POOLSHIM_KMPC=shim would run them on the one pool: no "
+                                    "loaded module imports an OpenMP function the shim does not "
+                                    "run natively)")
+                      : "; POOLSHIM_KMPC=shim would not run them on the one pool: " + kmpc_blocker +
+                            ", which the shim does not run natively)");
     } else if (p.merged) {
       p.reason = "the shim's OpenMP surface runs its parallel regions on the one pool";
     } else if (openmp && shim_openmp) {

@@ -7,10 +7,12 @@ it; by default (POOLSHIM_KMPC=forward) each goes on to libomp. Checked, at OMP_N
 POOLSHIM_DISABLE=openmp; the preloaded run's log (POOLSHIM_LOG=info) says the __kmpc calls went
 through the shim to libomp.so.5, so the rows were reached and not bypassed. With --poolshim,
 `poolshim info --pools --json --pid` of a clang-built host (team_threads.c) under the preload
-lists libomp.so.5 as not merged, saying the shim passes the __kmpc calls on to it, and
-`poolshim audit` (files, and --pid of that host) names the programs __kmpc clients whose calls
-go on to libomp and libomp.so.5 as the runtime they come back to. Skipped
-without clang-14 or libomp-14-dev.
+lists libomp.so.5 as not merged, saying the shim passes the __kmpc calls on to it (and that
+POOLSHIM_KMPC=shim would not: no module imports a function it lacks), and as merged under
+POOLSHIM_KMPC=shim; `poolshim audit` (files, and --pid of that host) names the programs __kmpc
+clients whose calls go on to libomp, libomp.so.5 as the runtime they come back to, and which
+import keeps a process on libomp under POOLSHIM_KMPC=shim (kmpc_doacross.c's __kmpc_doacross_*;
+none of the others'). Skipped without clang-14 or libomp-14-dev.
 """
 import argparse
 import json
@@ -46,16 +48,19 @@ def pools_view(a, tmp):
                         os.path.join(a.fixtures, "team_threads.c"), "-o", exe, "-ldl"],
                        capture_output=True, text=True)
     pu.require(r.returncode == 0, f"clang-14 builds team_threads.c ({r.stderr[-400:]!r})")
-    env = pu.clean_env(LD_PRELOAD=a.shim, OMP_NUM_THREADS="2")
-    p = pu.spawn([exe], env, what="team_threads", timeout=a.timeout, stdin=subprocess.PIPE,
-                 text=True)
-    p.stdout.readline()
-    p.stdout.readline()  # ready
-    view = pu.run([a.poolshim, "info", "--pools", "--json", "--pid", str(p.pid)],
-                  what="poolshim info --pools --json --pid")
-    audit = pu.run([a.poolshim, "audit", "--json", "--pid", str(p.pid)],
-                   what="poolshim audit --json --pid")
-    pu.finish(p, "\n")
+    views = {}
+    for kmpc in ("forward", "shim"):
+        env = pu.clean_env(LD_PRELOAD=a.shim, OMP_NUM_THREADS="2", POOLSHIM_KMPC=kmpc)
+        p = pu.spawn([exe], env, what="team_threads", timeout=a.timeout, stdin=subprocess.PIPE,
+                     text=True)
+        p.stdout.readline()
+        p.stdout.readline()  # ready
+        views[kmpc] = pu.run([a.poolshim, "info", "--pools", "--json", "--pid", str(p.pid)],
+                             what="poolshim info --pools --json --pid")
+        if kmpc == "forward":
+            audit = pu.run([a.poolshim, "audit", "--json", "--pid", str(p.pid)],
+                           what="poolshim audit --json --pid")
+        pu.finish(p, "\n")
     doc = json.loads(audit.stdout)
     by = {os.path.basename(m["path"]): m for m in doc["modules"]}
     host = by.get("team_threads", {}).get("openmp", {})
@@ -63,15 +68,29 @@ def pools_view(a, tmp):
              host.get("client_calls", "") and "libomp" in host.get("client_calls", ""),
              f"audit --pid: the clang-built host is a __kmpc client whose calls enter the shim "
              f"and go on to libomp ({host})")
-    rows = [e for e in json.loads(view.stdout) if e.get("filepath", "").endswith("libomp.so.5")]
-    pu.check(len(rows) == 1 and rows[0]["merged"] is False and "__kmpc" in rows[0]["reason"],
-             f"poolshim info --pools: libomp.so.5 keeps its own pool, and says why ({rows})")
+    rows = [e for e in json.loads(views["forward"].stdout)
+            if e.get("filepath", "").endswith("libomp.so.5")]
+    pu.check(len(rows) == 1 and rows[0]["merged"] is False and "__kmpc" in rows[0]["reason"] and
+             "POOLSHIM_KMPC=shim would run them on the one pool" in rows[0]["reason"],
+             f"poolshim info --pools: libomp.so.5 keeps its own pool, says why, and that "
+             f"POOLSHIM_KMPC=shim would merge it ({rows})")
+    rows = [e for e in json.loads(views["shim"].stdout)
+            if e.get("filepath", "").endswith("libomp.so.5")]
+    pu.check(len(rows) == 1 and rows[0]["merged"] is True and
+             "POOLSHIM_KMPC=shim, and no loaded module imports" in rows[0]["reason"],
+             f"poolshim info --pools, POOLSHIM_KMPC=shim: libomp.so.5's clients run on the one "
+             f"pool ({rows})")
 
 
-def check_audit(a, exes):
+def check_audit(a, tmp, exes):
     """`poolshim audit` of the clang-built programs and of libomp.so.5 (issue 35, point 2)."""
     libomp = "/usr/lib/x86_64-linux-gnu/libomp.so.5"
-    r = pu.run([a.poolshim, "audit", "--json", *exes, libomp], what="poolshim audit --json")
+    doacross = os.path.join(tmp, "kmpc_doacross")
+    r = subprocess.run([a.clang, "-fopenmp", "-O1", os.path.join(a.fixtures, "kmpc_doacross.c"),
+                        "-o", doacross], capture_output=True, text=True)
+    pu.require(r.returncode == 0, f"clang-14 builds kmpc_doacross.c ({r.stderr[-400:]!r})")
+    r = pu.run([a.poolshim, "audit", "--json", *exes, doacross, libomp],
+               what="poolshim audit --json")
     pu.require(r.returncode == 0, f"audit exits 0: nothing unreachable (rc={r.returncode})")
     by = {os.path.basename(m["path"]): m for m in json.loads(r.stdout)["modules"]}
     for exe in exes:
@@ -82,6 +101,14 @@ def check_audit(a, exes):
                  "POOLSHIM_KMPC=shim" in o.get("client_calls", ""),
                  f"audit: {os.path.basename(exe)} is a client of the __kmpc ABI, its calls "
                  f"passed on to libomp unless POOLSHIM_KMPC=shim ({m})")
+        pu.check(m.get("kmpc", {}).get("blocks_native", "") is None and
+                 "this module imports none" in o.get("client_calls", ""),
+                 f"audit: {os.path.basename(exe)} imports nothing that keeps a process on libomp "
+                 f"under POOLSHIM_KMPC=shim ({m})")
+    m = by.get("kmpc_doacross", {})
+    pu.check((m.get("kmpc", {}).get("blocks_native") or "").startswith("__kmpc_doacross_") and
+             "which keeps the process on libomp" in m.get("openmp", {}).get("client_calls", ""),
+             f"audit: kmpc_doacross's __kmpc_doacross_* import keeps a process on libomp ({m})")
     rt = by.get("libomp.so.5", {}).get("runtime") or {}
     pu.check(rt.get("name") == "OpenMP (LLVM libomp)" and
              "__kmpc_* calls enter the shim and come back to it" in rt.get("note", ""),
@@ -112,7 +139,7 @@ def body(a):
                          f"through the shim to libomp.so.5 ({log!r})")
             print(f"{name}: {results[0].stdout.strip()}")
         if a.poolshim:
-            check_audit(a, exes)
+            check_audit(a, tmp, exes)
             pools_view(a, tmp)
 
 

@@ -25,6 +25,7 @@
 #include "base/assert.h"
 #include "config/options.h"
 #include "diag/log.h"
+#include "reach/kmpc_native.h"
 #include "report/report.h"
 #include "symbols/openmp_rows.h"
 
@@ -60,9 +61,9 @@ void* resolve_libomp_row(size_t row) {
   const bool native_process = kmpc::native_in_process();
   if (native_process) {
     // __kmpc_*: the native __kmpc runtime's; omp_* and GOMP_*: the runtime's of the same name,
-    // where kmpc/table.cpp allows it.
+    // where reach/kmpc_native.h allows it.
     void* native = kmpc_name                         ? kmpc::native_function(name)
-                   : kmpc::runtime_name_native(name) ? runtime_function(row)
+                   : reach::openmp_name_native(name) ? runtime_function(row)
                                                      : nullptr;
     if (native != nullptr) return native;
     // libomp calling its own exported entry points (omp_init_lock calls __kmpc_init_lock through

@@ -4,9 +4,9 @@
 // depend on the team (locks, clocks, devices, allocators, ...) are right there; the
 // team-dependent rows listed as "not native" in docs/openmp.md are not, inside a native region.
 //
-// The rows are runtime_rows.def: one per name (and version, where only one version of a name is
-// native: the OMP_3.0 nest locks, owned by tasks; the OMP_1.0 ones are owned by threads and
-// forward), in symbols/openmp.def's order. An AS row shares another function: the nonmonotonic
+// The rows are symbols/openmp_native.def: one per name (and version, where only one version of
+// a name is native: the OMP_3.0 nest locks, owned by tasks; the OMP_1.0 ones are owned by threads
+// and forward), in symbols/openmp.def's order. An AS row shares another function: the nonmonotonic
 // spellings run their schedule's code, and every *_next of a loop whose construct holds its
 // schedule (the runtime schedules, the ull loops) is one function.
 #include <string.h>
@@ -30,7 +30,7 @@ constexpr Row kNative[] = {
 #define R(name) {rows::checked<rows::row_of(#name)>(), false},
 #define AS(name, fn) {rows::checked<rows::row_of(#name)>(), false},
 #define RV(name, version) {rows::checked<rows::row_of(#name, version)>(), true},
-#include "abi/openmp/runtime_rows.def"
+#include "symbols/openmp_native.def"
 #undef R
 #undef AS
 #undef RV
@@ -53,7 +53,7 @@ asm(".section .rodata\n"
 #define R(name) ".long psn_" #name " - poolshim_native_offsets\n"
 #define AS(name, fn) ".long psn_" #fn " - poolshim_native_offsets\n"
 #define RV(name, version) ".long psn_" #name " - poolshim_native_offsets\n"
-#include "abi/openmp/runtime_rows.def"
+#include "symbols/openmp_native.def"
 #undef R
 #undef AS
 #undef RV

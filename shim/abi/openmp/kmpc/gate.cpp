@@ -5,9 +5,9 @@
 // table. A region run natively whose body called a __kmpc function the runtime lacks would hand
 // libomp a thread and a team it never made. So the process runs natively only if every __kmpc_*
 // function that a loaded module imports is native, every GOMP_* function it imports runs
-// natively, and every omp_* function either runs natively or reads no team (kmpc/table.cpp), so
-// that libomp serves it for any thread. The
-// modules are those loaded at the decision, on the first call of any of libomp's rows (their
+// natively, and every omp_* function either runs natively or reads no team, so that libomp serves
+// it for any thread (reach/kmpc_native.h: the names, which the command reads too). The modules
+// are those loaded at the decision, on the first call of any of libomp's rows (their
 // dynamic symbol tables, read in place by reach/); one loaded later that calls a __kmpc function
 // outside the set gets libomp's, with a warning (forward.cpp), and must not call it inside a
 // region that runs natively (docs/openmp.md says so).
@@ -20,6 +20,7 @@
 #include "abi/openmp/kmpc/kmpc.h"
 #include "config/options.h"
 #include "diag/log.h"
+#include "reach/kmpc_native.h"
 #include "reach/query.h"
 
 namespace poolshim::abi::openmp::kmpc {
@@ -27,15 +28,6 @@ namespace {
 
 enum Mode : int { kUndecided = 0, kNative = 1, kForward = 2 };
 std::atomic<int> g_mode{kUndecided};
-
-// An import that keeps the process on libomp (runs inside dl_iterate_phdr: no dl* calls).
-bool blocks(const char* name) {
-  if (strncmp(name, "__kmpc_", 7) == 0) return native_function(name) == nullptr;
-  if (strncmp(name, "omp_", 4) == 0)
-    return !runtime_name_native(name) && !omp_name_runs_anywhere(name);
-  if (strncmp(name, "GOMP_", 5) == 0) return !runtime_name_native(name);
-  return false;
-}
 
 int decide() {
   const config::Options& o = config::options();
@@ -50,7 +42,7 @@ int decide() {
     if (dladdr(reinterpret_cast<void*>(&decide), &mine) != 0)
       ours = reinterpret_cast<uintptr_t>(mine.dli_fbase);
     char found[280];
-    if (reach::find_unwanted_import(blocks, ours, found, sizeof found))
+    if (reach::find_unwanted_import(reach::kmpc_import_blocks, ours, found, sizeof found))
       snprintf(reason, sizeof reason, "%s, which does not run natively", found);
   }
   const int mode = reason[0] == '\0' ? kNative : kForward;

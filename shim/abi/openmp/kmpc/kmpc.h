@@ -9,16 +9,9 @@
 
 namespace poolshim::abi::openmp::kmpc {
 
-// The native function for a __kmpc_* name, nullptr for one the runtime does not implement.
+// The native function for a __kmpc_* name, nullptr for one the runtime does not implement
+// (reach/kmpc_native.h has the names, and which omp_* and GOMP_* names run natively beside them).
 void* native_function(const char* name);
-
-// Whether an omp_* or GOMP_* name may run natively in a process whose __kmpc calls do: the
-// runtime has it and its argument types are libomp's too (not the locks, not the allocators:
-// table.cpp).
-bool runtime_name_native(const char* name);
-// Whether libomp's own omp_* function is right in such a process too: it reads no team (locks,
-// clocks, device and place queries). Such rows go to libomp.
-bool omp_name_runs_anywhere(const char* name);
 
 // Whether the __kmpc rows run natively in this process: decided once, on the first resolution
 // of a row of libomp's (forward.cpp), by POOLSHIM_KMPC, POOLSHIM_OPENMP, POOLSHIM_DISABLE and the
