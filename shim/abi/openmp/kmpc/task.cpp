@@ -93,16 +93,14 @@ void finish(Task* t, int32_t g) {
 // The runtime's task body: the compiler's routine on the task, its destructors, the memory. A
 // task that a cancellation discards skips its routine but not the rest: its firstprivate copies
 // were constructed when it was created, and libomp destroys them (cancel-taskgroup-3.C counts).
-// So the runtime gets it as a copy-constructed task (copy_pointer), which starts even when
-// cancelled, and this body decides.
+// So the runtime runs this body even for a discarded task (kTaskFlagRunsDiscarded), which
+// decides.
 void run_task(void* data) {
   Task* t = *static_cast<Task**>(data);
   const int32_t g = psk_global_thread_num(nullptr);
   if (!runtime::task_discarded()) run_routine(t, g);
   finish(t, g);
 }
-
-void copy_pointer(void* to, void* from) { memcpy(to, from, sizeof(Task*)); }
 
 // GOMP's depend array (the layout of GCC before 11: [n, nout, out..., in...]); every kind but
 // in orders like out (mutexinoutset, inoutset: a valid, stricter order). n entries of the
@@ -132,12 +130,8 @@ void submit(Task* t, void** depend, bool deferred = true) {
     header_of(t)->again = true;
     return;
   }
-  if (runtime::task_discarded()) {  // GOMP_task would drop it without a call: finish it here
-    finish(t, psk_global_thread_num(nullptr));
-    return;
-  }
   const int32_t flags = header_of(t)->flags;
-  unsigned gomp = 0;
+  unsigned gomp = runtime::kTaskFlagRunsDiscarded;
   if ((flags & kTied) == 0) gomp |= kGompUntied;
   if ((flags & kFinal) != 0) gomp |= kGompFinal;
   if (depend != nullptr) gomp |= kGompDepend;
@@ -146,8 +140,8 @@ void submit(Task* t, void** depend, bool deferred = true) {
     gomp |= kGompPriority;
     priority = t->data2.priority;
   }
-  psn_GOMP_task(run_task, &t, copy_pointer, sizeof t, alignof(Task*), deferred, gomp, depend,
-                priority, nullptr);
+  psn_GOMP_task(run_task, &t, nullptr, sizeof t, alignof(Task*), deferred, gomp, depend, priority,
+                nullptr);
 }
 
 }  // namespace

@@ -24,9 +24,6 @@ namespace {
 // gomp-constants.h's GOMP_CANCEL_* bits.
 constexpr int kCancelParallel = 1, kCancelLoop = 2, kCancelSections = 4, kCancelTaskgroup = 8;
 
-// cancel-var, read once: 0 until then, 1 false, 2 true (a relaxed load on every task, not a
-// pthread_once call).
-std::atomic<int> g_cancel{0};
 pthread_once_t g_cancel_once = PTHREAD_ONCE_INIT;
 
 void read_cancel() {
@@ -36,19 +33,19 @@ void read_cancel() {
     while (*v == ' ' || *v == '\t') ++v;
     on = strncasecmp(v, "true", 4) == 0;  // as libgomp's parse_boolean
   }
-  g_cancel.store(on ? 2 : 1, std::memory_order_relaxed);
+  g_cancel_var.store(on ? 2 : 1, std::memory_order_relaxed);
 }
 
 bool team_cancelled(const Team* t) { return t != nullptr && bar_cancelled(*t); }
 
 }  // namespace
 
-bool cancel_var() {
-  int v = g_cancel.load(std::memory_order_relaxed);
-  if (__builtin_expect(v == 0, 0)) {
-    pthread_once(&g_cancel_once, read_cancel);  // orders the store before this thread's load
-    v = g_cancel.load(std::memory_order_relaxed);
-  }
+// cancel-var (state.h: a relaxed load on every task, not a pthread_once call).
+std::atomic<int> g_cancel_var{0};
+
+bool read_cancel_var() {
+  pthread_once(&g_cancel_once, read_cancel);  // orders the store before this thread's load
+  const int v = g_cancel_var.load(std::memory_order_relaxed);
   POOLSHIM_ASSERT(v == 1 || v == 2);  // read once, never unread again
   return v == 2;
 }

@@ -227,15 +227,27 @@ bool team_barrier_cancel();
 // every waiter of the team (they sleep on its task_event: team_barrier.cpp).
 void team_cancel(Team* t);
 
-// Cancellation (cancel.cpp): cancel-var (OMP_CANCELLATION); whether a task met now is
-// discarded (its team or taskgroup was cancelled: GOMP_task does not run it); a region's end
-// (frees the constructs a cancelled team left behind).
-bool cancel_var();
+// Cancellation (cancel.cpp): cancel-var (OMP_CANCELLATION), read once (g_cancel_var: 0 until
+// then, 1 false, 2 true; inline, as every task asks); whether a task met now is discarded (its
+// team or taskgroup was cancelled: GOMP_task does not run it); a region's end (frees the
+// constructs a cancelled team left behind).
+extern std::atomic<int> g_cancel_var;
+bool read_cancel_var();
+inline bool cancel_var() {
+  const int v = g_cancel_var.load(std::memory_order_relaxed);
+  return __builtin_expect(v == 0, 0) ? read_cancel_var() : v == 2;
+}
 bool task_cancelled();
 void team_cleanup(Team* t);
 // Whether a task the calling thread creates or starts now is discarded: cancel-var, and its
 // team, its taskgroup or (a worksharing construct's taskgroup) the one that holds it cancelled.
-bool task_discarded();
+bool team_or_taskgroup_cancelled();
+inline bool task_discarded() { return cancel_var() && team_or_taskgroup_cancelled(); }
+// A GOMP_task flag of the runtime's own (GCC's GOMP_TASK_FLAG_* stay below bit 16): the task's
+// function runs even when the task is discarded, when it is created (at once, on its data) or
+// once queued (as one whose data was copy-constructed does), and decides itself (kmpc/task.cpp:
+// a discarded task's destructors run).
+constexpr unsigned kTaskFlagRunsDiscarded = 1u << 30;
 
 // A worksharing construct (loops, sections, single copyprivate): one per construct per team,
 // found by the members' sequence numbers.

@@ -57,7 +57,7 @@ void taskgroup_start() {
 
 bool taskgroup_cancelled() { return taskgroup_cancelled(me().taskgroup); }
 
-bool task_discarded() { return cancel_var() && (task_cancelled() || taskgroup_cancelled()); }
+bool team_or_taskgroup_cancelled() { return task_cancelled() || taskgroup_cancelled(); }
 
 bool taskgroup_cancelled(const TaskGroup* g) {
   if (g == nullptr) return false;
@@ -85,7 +85,10 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
                    void* detach) {
   // As libgomp: a task met in a cancelled team or taskgroup is discarded (cancel.cpp); nothing
   // is cancelled unless cancel-var is true.
-  if (task_discarded()) return;
+  if (task_discarded()) {
+    if ((flags & kTaskFlagRunsDiscarded) != 0) fn(data);  // it decides (kTaskFlagRunsDiscarded)
+    return;
+  }
   bool detached = (flags & kTaskFlagDetach) != 0 && detach != nullptr;
   if ((flags & kTaskFlagDepend) == 0) depend = nullptr;
   if (if_clause && task_deferrable(0, detached)) {
@@ -104,7 +107,7 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
     } else if (arg_size > 0) {
       memcpy(arg, data, static_cast<size_t>(arg_size));
     }
-    task_submit(node, final, cpyfn != nullptr, depend);
+    task_submit(node, final, cpyfn != nullptr || (flags & kTaskFlagRunsDiscarded) != 0, depend);
     return;
   }
   // Undeferred: its dependences are on deferred siblings only (the encountering task is
