@@ -79,25 +79,17 @@ def body(a):
                      f"OMP_NUM_THREADS={threads}: the log says native ({got.log!r})")
         print(want.stdout.strip())
 
-        exe = build(a, tmp, "kmpc_program.c")
-        for threads in ("1", "2", "3"):
-            want = run(a, exe, f"kmpc_program, {threads} threads, without the shim",
-                       OMP_NUM_THREADS=threads)
-            got = run(a, exe, f"kmpc_program, {threads} threads, POOLSHIM_KMPC=shim",
-                      **native(a, OMP_NUM_THREADS=threads))
-            pu.check(got.stdout == want.stdout and "__kmpc calls run natively" in got.log,
-                     f"kmpc_program, {threads} threads: natively, the same output "
-                     f"({got.stdout!r}; {got.log!r})")
-
-        exe = build(a, tmp, "openmp_program.c", ["-ldl"])
-        for threads in ("1", "2", "3"):
-            want = run(a, exe, f"openmp_program, {threads} threads, without the shim",
-                       OMP_NUM_THREADS=threads)
-            got = run(a, exe, f"openmp_program, {threads} threads, POOLSHIM_KMPC=shim",
-                      **native(a, OMP_NUM_THREADS=threads))
-            pu.check(got.stdout == want.stdout and "__kmpc calls run natively" in got.log,
-                     f"openmp_program, {threads} threads: natively, the same output "
-                     f"({got.stdout!r}; {got.log!r})")
+        for src, libs in (("kmpc_program.c", []), ("openmp_program.c", ["-ldl"])):
+            exe = build(a, tmp, src, libs)
+            name = src[:-2]
+            for threads in ("1", "2", "3"):
+                want = run(a, exe, f"{name}, {threads} threads, without the shim",
+                           OMP_NUM_THREADS=threads)
+                got = run(a, exe, f"{name}, {threads} threads, POOLSHIM_KMPC=shim",
+                          **native(a, OMP_NUM_THREADS=threads))
+                pu.check(got.stdout == want.stdout and "__kmpc calls run natively" in got.log,
+                         f"{name}, {threads} threads: natively, the same output "
+                         f"({got.stdout!r}; {got.log!r})")
 
         exe = build(a, tmp, "kmpc_cancel.c")
         for threads in ("1", "2", "3"):
