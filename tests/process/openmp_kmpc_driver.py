@@ -127,8 +127,9 @@ def body(a):
                 extra = {"OMP_NUM_THREADS": threads} if threads else {}
                 results = []
                 for mode, env in modes:
-                    r = pu.run([exe], pu.clean_env(**env, **extra), what=name, log="info",
-                               timeout=a.timeout)
+                    # Every mode here runs the program on libomp (POOLSHIM_KMPC=forward).
+                    r = om.run_on_libomp([exe], pu.clean_env(**env, **extra), name, a.timeout,
+                                         log="info")
                     pu.check(r.returncode == 0, f"{name}, OMP_NUM_THREADS={threads}, {mode}: "
                              f"exit 0 (rc={r.returncode}, stderr={r.stderr[-300:]!r})")
                     results.append(r)
