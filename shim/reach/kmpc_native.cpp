@@ -32,6 +32,7 @@ constexpr char kRuntimeNames[] = " "
 #undef RV
     ;
 
+// omp_* functions that read no team (kmpc_import_blocks).
 constexpr char kAnywhereNames[] =
     " omp_get_wtime omp_get_wtick omp_get_num_procs omp_get_num_devices omp_get_initial_device"
     " omp_is_initial_device omp_get_device_num omp_get_max_task_priority omp_display_env"
@@ -52,15 +53,11 @@ bool openmp_name_native(const char* name) {
   return listed(kRuntimeNames, name);
 }
 
-bool omp_name_runs_anywhere(const char* name) {
-  if (strncmp(name, "omp_", 4) != 0) return false;
-  return strstr(name, "_lock") != nullptr || listed(kAnywhereNames, name);
-}
-
 bool kmpc_import_blocks(const char* name) {
   if (strncmp(name, "__kmpc_", 7) == 0) return !kmpc_name_native(name);
   if (strncmp(name, "omp_", 4) == 0)
-    return !openmp_name_native(name) && !omp_name_runs_anywhere(name);
+    return !openmp_name_native(name) && strstr(name, "_lock") == nullptr &&
+           !listed(kAnywhereNames, name);
   if (strncmp(name, "GOMP_", 5) == 0) return !openmp_name_native(name);
   return false;
 }

@@ -13,13 +13,11 @@ bool kmpc_name_native(const char* name);
 // runtime's nest lock is libgomp's 16 bytes) nor the memory allocators (the runtime's omp_alloc
 // hands out libgomp's memory, which libomp's omp_free could not take back).
 bool openmp_name_native(const char* name);
-// omp_* functions that libomp serves right from any thread, a team's or not: the locks (libomp
-// registers a thread it does not know), the clocks and the device, place and tool queries, which
-// read no team.
-bool omp_name_runs_anywhere(const char* name);
 // Whether a module that imports `name` keeps the process's __kmpc calls on libomp: a __kmpc_*
 // function outside the native set, a GOMP_* one the runtime does not run, an omp_* one that
-// neither runs natively nor reads no team. Other names never block.
+// neither runs natively nor is one libomp serves right from any thread, a team's or not (the
+// locks: libomp registers a thread it does not know; the clocks and the device, place and tool
+// queries, which read no team). Other names never block.
 bool kmpc_import_blocks(const char* name);
 
 }  // namespace poolshim::reach

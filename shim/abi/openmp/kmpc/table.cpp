@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "abi/openmp/kmpc/kmpc.h"
-#include "reach/kmpc_native.h"
 
 // The native entry points, psk_<name> for each K(name) of symbols/kmpc_native.def (parallel.cpp,
 // loop.cpp, task.cpp, cancel.cpp); declared here by name only (the lookup takes their addresses,
@@ -18,8 +17,9 @@ extern "C" {
 namespace poolshim::abi::openmp::kmpc {
 
 void* native_function(const char* name) {
-  if (!reach::kmpc_name_native(name)) return nullptr;
-  const char* fn = name + sizeof "__kmpc_" - 1;
+  constexpr size_t kPrefix = sizeof "__kmpc_" - 1;
+  if (strncmp(name, "__kmpc_", kPrefix) != 0) return nullptr;
+  const char* fn = name + kPrefix;
 #define K(f) \
   if (strcmp(fn, #f) == 0) return reinterpret_cast<void*>(&psk_##f);
 #include "symbols/kmpc_native.def"

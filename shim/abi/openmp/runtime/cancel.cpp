@@ -50,10 +50,8 @@ bool read_cancel_var() {
   return v == 2;
 }
 
-bool task_cancelled() {
-  if (!cancel_var()) return false;
-  ThreadState& s = me();
-  if (s.team == nullptr) return false;
+bool team_or_taskgroup_cancelled() {
+  const ThreadState& s = me();
   return team_cancelled(s.team) || taskgroup_cancelled(s.taskgroup);
 }
 

@@ -237,11 +237,10 @@ inline bool cancel_var() {
   const int v = g_cancel_var.load(std::memory_order_relaxed);
   return __builtin_expect(v == 0, 0) ? read_cancel_var() : v == 2;
 }
-bool task_cancelled();
 void team_cleanup(Team* t);
 // Whether a task the calling thread creates or starts now is discarded: cancel-var, and its
 // team, its taskgroup or (a worksharing construct's taskgroup) the one that holds it cancelled.
-bool team_or_taskgroup_cancelled();
+bool team_or_taskgroup_cancelled();  // cancel.cpp
 inline bool task_discarded() { return cancel_var() && team_or_taskgroup_cancelled(); }
 // A GOMP_task flag of the runtime's own (GCC's GOMP_TASK_FLAG_* stay below bit 16): the task's
 // function runs even when the task is discarded, when it is created (at once, on its data) or

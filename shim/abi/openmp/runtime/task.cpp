@@ -57,8 +57,6 @@ void taskgroup_start() {
 
 bool taskgroup_cancelled() { return taskgroup_cancelled(me().taskgroup); }
 
-bool team_or_taskgroup_cancelled() { return task_cancelled() || taskgroup_cancelled(); }
-
 bool taskgroup_cancelled(const TaskGroup* g) {
   if (g == nullptr) return false;
   if (g->cancelled.load(std::memory_order_acquire)) return true;
