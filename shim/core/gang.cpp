@@ -140,11 +140,12 @@ Gang start(unsigned n, MemberFn fn, void* ctx, const Policy& policy) {
   const bool prefs = preferences(affine, policy, family, pref);
   open_slot(*s, n, fn, ctx, Servers{pref, prefs, family, policy.keep_threads});
   // Pool workers only up to the pool's size (workers.h: budget - 1); gang threads do the rest.
-  // With preferences every worker is woken: futex_wake picks sleepers at random.
+  // Spinning workers see the open (gangs_opened()); sleeping ones are woken, every one with
+  // preferences: futex_wake picks sleepers at random.
   size_t pool_workers = pool_size() > 1 ? pool_size() - 1 : 0;
   if (pool_workers > 0) {
     workers::ensure(n - 1 < pool_workers ? n - 1 : pool_workers);
-    workers::wake(prefs ? pool_workers : n - 1);
+    if (workers::any_asleep()) workers::wake(prefs ? pool_workers : n - 1);
   }
   if (started_threads() != 0) wake_gang_threads();
   // Give idle workers a moment to take the seats (they spin on the pool's epoch, or wake from

@@ -12,10 +12,12 @@ namespace poolshim::core::gang {
 namespace {
 
 Slot g_slots[kSlots];
-// Gangs open (a fast check for idle workers). Written by callers, read by everyone.
-std::atomic<uint32_t> g_open{0};
-// Members of the gangs open (crowded()). Written by callers at open and close.
-std::atomic<uint32_t> g_members{0};
+constexpr uint64_t gangs_delta(unsigned members) {
+  return 1 + (uint64_t{members} << kMembersShift);
+}
+static_assert(kSlots < (1u << kMembersShift) &&
+                  uint64_t{kSlots} * kMaxMembers < (uint64_t{1} << (kOpensShift - kMembersShift)),
+              "the gangs word's fields must not carry into each other");
 // The generation of each slot's gang this thread last served a seat of: a thread serves one
 // seat per gang, as each member of a libgomp team is its own thread (threadprivate data).
 POOLSHIM_FAST_TLS thread_local uint32_t t_gang_served[kSlots];
@@ -119,9 +121,12 @@ Look look_once(uint32_t id, Pick* pick) {
 
 }  // namespace
 
-bool any_open() { return g_open.load(std::memory_order_acquire) != 0; }
+OnLine<uint64_t> g_gangs{0};
 
-bool crowded() { return g_members.load(std::memory_order_relaxed) > budget(); }
+bool crowded() {
+  const uint64_t members = (g_gangs.load(std::memory_order_relaxed) >> kMembersShift) & 0xffffff;
+  return members > budget();
+}
 
 long spin_ns(long spin) { return crowded() && spin > kCrowdedSpinNs ? kCrowdedSpinNs : spin; }
 
@@ -167,8 +172,9 @@ uint32_t open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& w
   s.done.store(0, std::memory_order_relaxed);
   s.mask.store((uint64_t{gen} << 32) | claimed, std::memory_order_relaxed);
   s.word.store(pack(gen, n, n > kAffine ? kAffine : n), std::memory_order_release);
-  g_open.fetch_add(1, std::memory_order_seq_cst);
-  g_members.fetch_add(n, std::memory_order_relaxed);
+  // seq_cst: against an idle worker about to sleep (workers.cpp, sleep_idle), which counts
+  // itself a sleeper, then reads the opens; gang.cpp's start() then reads the sleepers.
+  g_gangs.fetch_add(gangs_delta(n) + (uint64_t{1} << kOpensShift), std::memory_order_seq_cst);
   return gen;
 }
 
@@ -177,9 +183,10 @@ void close_slot(Slot& s) {
   POOLSHIM_ASSERT(members_of(w) != 0 && unclaimed(s, members_of(w)) == 0);
   POOLSHIM_ASSERT(s.done.load(std::memory_order_relaxed) == members_of(w) - 1);
   s.word.store(w & ~uint64_t{0xffffffff}, std::memory_order_release);  // members 0: closed
-  g_open.fetch_sub(1, std::memory_order_seq_cst);
-  const uint32_t before = g_members.fetch_sub(members_of(w), std::memory_order_relaxed);
-  POOLSHIM_ASSERT(before >= members_of(w));  // every open gang counted its members
+  const uint64_t before = g_gangs.fetch_sub(gangs_delta(members_of(w)), std::memory_order_seq_cst);
+  // Every open gang counted itself and its members.
+  POOLSHIM_ASSERT((before & 0xffff) != 0 &&
+                  ((before >> kMembersShift) & 0xffffff) >= members_of(w));
   s.taken.store(false, std::memory_order_release);
 }
 
@@ -200,8 +207,7 @@ void seats_atfork_child() {
     s.word.store(0, std::memory_order_relaxed);
     s.taken.store(false, std::memory_order_relaxed);
   }
-  g_open.store(0, std::memory_order_relaxed);
-  g_members.store(0, std::memory_order_relaxed);
+  g_gangs.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace poolshim::core::gang

@@ -22,6 +22,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/bits.h"
+#include "core/cache_line.h"
 #include "core/gang.h"
 
 namespace poolshim::core::gang {
@@ -78,7 +80,7 @@ void close_slot(Slot& s);
 inline unsigned unclaimed(const Slot& s, unsigned members) {
   uint32_t free = ~static_cast<uint32_t>(s.mask.load(std::memory_order_acquire));
   unsigned next = seat_of(s.word.load(std::memory_order_acquire));
-  return static_cast<unsigned>(__builtin_popcount(free)) + (next < members ? members - next : 0);
+  return base::count_bits(free) + (next < members ? members - next : 0);
 }
 // Whether an unclaimed seat waits for a thread that went busy since the gang opened (it joined a
 // pool call or another gang): the gang then opens its seats to any thread at once.
@@ -86,8 +88,24 @@ bool preferred_busy(const Slot& s, unsigned affine);
 
 // One seat of any open gang, a seat preferred for the calling thread first; true if it ran one.
 bool serve_any();
+// The gangs open, their members and the opens so far, in one word on a line of its own:
+// {opens:24, members:24, open:16}. A gang's open and close are one read-modify-write each on it;
+// idle pool workers poll the opens, callers' waits read the members (crowded()), every idle
+// worker's look reads the count (any_open()). The opens, at the top, wrap harmlessly; the count
+// (<= kSlots) and the members (<= kSlots * kMaxMembers) never carry into the field above them.
+extern OnLine<uint64_t> g_gangs;
+constexpr unsigned kMembersShift = 16, kOpensShift = 40;
+
 // Whether some gang is open.
-bool any_open();
+inline bool any_open() { return (g_gangs.load(std::memory_order_acquire) & 0xffff) != 0; }
+// How many gangs opened so far (wrapping; seq_cst). An idle pool worker (workers.cpp) reads it
+// before it looks for a seat and polls it while it spins: a gang's start moves no wake epoch
+// while no worker sleeps (one write fewer on the caller's path, one line fewer on the worker's).
+// A worker about to sleep counts itself a sleeper, then reads it again: either it sees the gang,
+// or the gang's start sees the sleeper and wakes it (workers::wake).
+inline uint32_t gangs_opened() {
+  return static_cast<uint32_t>(g_gangs.load(std::memory_order_seq_cst) >> kOpensShift);
+}
 
 // fork(): every slot closed and free.
 void seats_atfork_child();

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "base/assert.h"
+#include "base/bits.h"
 #include "core/cache_line.h"
 #include "core/counters.h"
 #include "core/job.h"
@@ -38,7 +39,7 @@ inline void forget_given_back(const Job& job) {
   uint64_t f = job.free_lanes.load(std::memory_order_relaxed);
   if (f == 0) return;
   POOLSHIM_COUNT_SHARED();
-  g_lanes_given_back.fetch_sub(__builtin_popcountll(f), std::memory_order_relaxed);
+  g_lanes_given_back.fetch_sub(base::count_bits(f), std::memory_order_relaxed);
 }
 
 inline bool win_lane(Lane& l) {

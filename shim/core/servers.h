@@ -67,9 +67,12 @@ inline uint32_t keeper(uint32_t id) {
 inline bool serves_family(uint32_t kept, uint32_t family) { return kept == 0 || kept == family; }
 // Server `id` (the calling thread's) is kept for `family` from now on, unless it is kept already.
 inline void keep(uint32_t id, uint32_t family) {
+  if (id == 0 || id >= kTrackedIds) return;
+  // A thread kept already (in every gang of its keeper after the first) writes nothing: a locked
+  // exchange would take the line from the keeper, which reads it at each gang's start.
+  if (g_server[id].keeper.load(std::memory_order_relaxed) != 0) return;
   uint32_t free = 0;
-  if (id != 0 && id < kTrackedIds)
-    g_server[id].keeper.compare_exchange_strong(free, family, std::memory_order_acq_rel);
+  g_server[id].keeper.compare_exchange_strong(free, family, std::memory_order_acq_rel);
 }
 // Every server kept for `family` (0: for any family) is free again.
 void release_kept(uint32_t family);

@@ -23,6 +23,7 @@
 #include "core/counters.h"
 #include "core/futex.h"
 #include "core/gang.h"
+#include "core/gang_seats.h"
 #include "core/placement.h"
 #include "core/pool_internal.h"
 #include "core/run.h"
@@ -90,7 +91,7 @@ constexpr unsigned kLookPauses = 16;
 // another call (the first one ended) waits the full kPatientLookNs for the next: a stream of
 // short calls is looked at twice in 5 us, not once a microsecond. The worker counts as spinning
 // until it returns, also while it waits out a patient call's patience.
-Spun spin(uint32_t seen, PatientLook* look) {
+Spun spin(uint32_t seen, uint32_t gangs_seen, PatientLook* look) {
   long deadline = now_ns() + gang::spin_ns(kSpinNs);
   long next_look = 0;       // the first clock read looks at once
   bool confirming = false;  // the next look confirms a call seen open for the first time
@@ -99,7 +100,7 @@ Spun spin(uint32_t seen, PatientLook* look) {
   Spun r = Spun::idle;
   for (unsigned i = 1;; ++i) {
     cpu_relax();
-    if (g_epoch.load(std::memory_order_relaxed) != seen) {
+    if (g_epoch.load(std::memory_order_relaxed) != seen || gang::gangs_opened() != gangs_seen) {
       r = Spun::moved;
       break;
     }
@@ -138,11 +139,14 @@ void begin_worker() {
 // patient calls (both seq_cst, wait.h's sleep_on), against a caller's "ticket, then the sleepers"
 // (publish.cpp): either that caller sees this worker awake and publishes quietly, and then this
 // worker sees the call open and does not sleep while it could join it, or the caller sees it
-// asleep and publishes loud. True when it was woken (or woke spuriously).
-bool sleep_idle(uint32_t seen) {
+// asleep and publishes loud. Likewise with a gang's open (gang_seats.h, gangs_opened()), which
+// moves no epoch unless its caller sees a sleeper. True when it was woken (or woke spuriously).
+bool sleep_idle(uint32_t seen, uint32_t gangs_seen) {
   return wait::sleep_on(
       g_epoch, seen, wait::SleepCount{g_sleepers},
-      [] { return patient_call_open() && busy::has_room(); },
+      [gangs_seen] {
+        return gang::gangs_opened() != gangs_seen || (patient_call_open() && busy::has_room());
+      },
       [] {
         t_woken = true;  // perhaps by wake_one(), perhaps by wake() or spuriously
         placement::step_off_waker();
@@ -164,6 +168,7 @@ void* worker_main(void*) {
   POOLSHIM_COUNTERS_ONLY(counters::set_worker_thread(); bool woken = false;)
   for (;;) {
     uint32_t seen = g_epoch.load(std::memory_order_acquire);
+    const uint32_t gangs_seen = gang::gangs_opened();  // before the look: a later open moves it
     if (gang::serve_one()) {  // an OpenMP team's open seat first (core/gang.h)
       settle_wake();
       continue;
@@ -183,7 +188,7 @@ void* worker_main(void*) {
     // unless the budget is full or the last call asked for PTHREADPOOL_FLAG_YIELD_WORKERS.
     if (h == Help::nothing && !yield_next) {
       PatientLook look;
-      Spun r = spin(seen, &look);
+      Spun r = spin(seen, gangs_seen, &look);
       if (r == Spun::moved) continue;
       if (r == Spun::patient) {
         h = join_patient_call(look);
@@ -192,7 +197,7 @@ void* worker_main(void*) {
       }
     }
     yield_next = false;
-    const bool slept = sleep_idle(seen);
+    const bool slept = sleep_idle(seen, gangs_seen);
     POOLSHIM_COUNTERS_ONLY(woken = slept;)
     (void)slept;
   }
@@ -352,6 +357,8 @@ bool wake_one(long room, bool publish) {
   }
   return true;
 }
+
+bool any_asleep() { return g_sleepers.load(std::memory_order_seq_cst) != 0; }
 
 bool awake() {
   return g_sleepers.load(std::memory_order_seq_cst) < g_count.load(std::memory_order_acquire);

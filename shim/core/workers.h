@@ -41,6 +41,9 @@ void wake(size_t n);
 bool wake_one(long room, bool publish);
 // A worker woken by wake_one() has tried to join a call (joined or not): its wake-up is settled.
 void settle_wake();
+// Some worker sleeps, or is about to (seq_cst): a gang's start wakes them (gang_seats.h,
+// gangs_opened()).
+bool any_asleep();
 // Some worker is not asleep (seq_cst): it looks at the patient calls (publish.h, "Patience")
 // before it sleeps.
 bool awake();
