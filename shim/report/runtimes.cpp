@@ -50,6 +50,35 @@ const Runtime* runtime_of(const char* path) {
 
 bool is_libgomp(const Runtime* rt) { return rt != nullptr && strcmp(rt->prefix, "libgomp") == 0; }
 
+namespace {
+
+bool is_llvm_openmp(const Runtime* rt) {
+  return rt != nullptr &&
+         (strcmp(rt->prefix, "libomp") == 0 || strcmp(rt->prefix, "libiomp5") == 0);
+}
+
+// Where the __kmpc calls of a libomp / libiomp5 copy's clients go, as far as the load can tell:
+// the shim exports them all (abi/openmp/kmpc); POOLSHIM_KMPC decides, and under =shim the
+// process's first call does (kmpc/gate.cpp), whose own line then says which.
+const char* kmpc_route(const config::Options& o) {
+  if ((o.disabled & config::kSurfaceOpenmp) != 0)
+    return "the shim forwards its clients' __kmpc calls to it (POOLSHIM_DISABLE=openmp), so it "
+           "keeps its own thread pool beside the shared one (not merged)";
+  if (!o.kmpc_native)
+    return "the shim forwards its clients' __kmpc calls to it (POOLSHIM_KMPC=forward, the "
+           "default), so it keeps its own thread pool beside the shared one (not merged)";
+  if (!o.openmp_native)
+    return "the shim forwards its clients' __kmpc calls to it (POOLSHIM_KMPC=shim, but "
+           "POOLSHIM_OPENMP=forward), so it keeps its own thread pool beside the shared one "
+           "(not merged)";
+  return "its clients' __kmpc calls run on the shared pool if every module's imports run "
+         "natively (POOLSHIM_KMPC=shim; the first call decides, and the line \"openmp: LLVM "
+         "OpenMP's __kmpc calls ...\" says which); code calling this copy directly keeps its "
+         "own pool";
+}
+
+}  // namespace
+
 bool is_renamed_libgomp(const char* path) {
   const char* base = path != nullptr ? strrchr(path, '/') : nullptr;
   base = base != nullptr ? base + 1 : path;
@@ -94,6 +123,10 @@ void report_runtimes_once() {
                   rec.path, rt->name, renamed, rt->env_var,
                   value != nullptr ? "=" : "unset: one thread per CPU",
                   value != nullptr ? value : "");
+    } else if (is_llvm_openmp(rt)) {
+      diag::log(diag::LogLevel::info, "module %s: %s: %s; bounded by %s (%s%s)", rec.path, rt->name,
+                kmpc_route(o), rt->env_var, value != nullptr ? "=" : "unset: one thread per CPU",
+                value != nullptr ? value : "");
     } else if (strchr(rt->env_var, ' ') != nullptr)
       diag::log(diag::LogLevel::info,
                 "module %s: %s keeps its own thread pool beside the shared one (not merged); "

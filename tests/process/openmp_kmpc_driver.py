@@ -5,7 +5,8 @@ The shim exports every __kmpc_* function in libomp's version node, so the progra
 it; by default (POOLSHIM_KMPC=forward) each goes on to libomp. Checked, at OMP_NUM_THREADS unset, 1, 2 and
 3: the output is the same without the shim, preloaded, with POOLSHIM_OPENMP=forward and with
 POOLSHIM_DISABLE=openmp; the preloaded run's log (POOLSHIM_LOG=info) says the __kmpc calls went
-through the shim to libomp.so.5, so the rows were reached and not bypassed. With --poolshim,
+through the shim to libomp.so.5, so the rows were reached and not bypassed, and its load-time
+line on libomp.so.5 says so. With --poolshim,
 `poolshim info --pools --json --pid` of a clang-built host (team_threads.c) under the preload
 lists libomp.so.5 as not merged, saying the shim passes the __kmpc calls on to it (and that
 POOLSHIM_KMPC=shim would not: no module imports a function it lacks), and as merged under
@@ -138,6 +139,10 @@ def body(a):
                 pu.check("calls (__kmpc_*) go to" in log and "libomp.so.5" in log,
                          f"{name}, OMP_NUM_THREADS={threads}: the log says the __kmpc calls went "
                          f"through the shim to libomp.so.5 ({log!r})")
+                pu.check("OpenMP (LLVM libomp): the shim forwards its clients' __kmpc calls to "
+                         "it (POOLSHIM_KMPC=forward, the default)" in log,
+                         f"{name}, OMP_NUM_THREADS={threads}: the load-time line on libomp.so.5 "
+                         f"says why it keeps its pool ({log!r})")
             print(f"{name}: {results[0].stdout.strip()}")
         if a.poolshim:
             check_audit(a, tmp, exes)
