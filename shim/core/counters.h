@@ -40,6 +40,7 @@ struct poolshim_sched_counters {
   uint64_t lane_affinity_same;   // ... owned by the thread that owned that lane in that call
   uint64_t patient_calls;        // calls published patient (publish.h, "Patience")
   uint64_t one_run_calls;        // calls run as one run on their caller (pool.cpp, one_run())
+  uint64_t docked_seats;         // gang seats a start gave a docked worker (gang_seats.h)
 };
 
 // Copies the counters into *out (when out is not NULL), then zeroes them when reset != 0.
@@ -68,6 +69,7 @@ enum Counter : int {
   kLaneAffinitySame,
   kPatientCalls,
   kOneRunCalls,
+  kDockedSeats,
   kCount
 };
 

@@ -14,7 +14,9 @@
 #include <cstdint>
 
 #include "base/assert.h"
+#include "base/bits.h"
 #include "base/clock.h"
+#include "core/counters.h"
 #include "core/futex.h"
 #include "core/gang_family.h"
 #include "core/gang_seats.h"
@@ -29,6 +31,7 @@
 namespace poolshim::core::gang {
 namespace {
 
+using base::count_bits;
 using base::now_ns;
 
 // How long open seats wait for idle pool workers (woken) before gang threads serve them, and how
@@ -138,16 +141,26 @@ Gang start(unsigned n, MemberFn fn, void* ctx, const Policy& policy) {
   const uint32_t family = policy.keep_threads ? own_family() : current_family();
   uint32_t pref[kAffine] = {};
   const bool prefs = preferences(affine, policy, family, pref);
-  open_slot(*s, n, fn, ctx, Servers{pref, prefs, family, policy.keep_threads});
+  // Seats whose preferred thread is docked are given to it now: counted claimed at once.
+  uint32_t assigned = 0;
+  if (prefs) {
+    const uint32_t gen = next_gen(*s);
+    for (unsigned i = 1; i < affine; ++i)
+      if (pref[i] != 0 && assign_docked(pref[i], *s, gen, i)) assigned |= uint32_t{1} << i;
+    POOLSHIM_COUNT(kDockedSeats, count_bits(assigned));
+  }
+  open_slot(*s, n, fn, ctx, Servers{pref, prefs, family, policy.keep_threads}, assigned);
   // Pool workers only up to the pool's size (workers.h: budget - 1); gang threads do the rest.
   // Spinning workers see the open (gangs_opened()); sleeping ones are woken, every one with
-  // preferences: futex_wake picks sleepers at random.
+  // preferences: futex_wake picks sleepers at random. A gang whose every seat went to a docked
+  // thread wakes nobody.
+  const bool all_docked = count_bits(assigned) == n - 1;
   size_t pool_workers = pool_size() > 1 ? pool_size() - 1 : 0;
-  if (pool_workers > 0) {
+  if (pool_workers > 0 && !all_docked) {
     workers::ensure(n - 1 < pool_workers ? n - 1 : pool_workers);
     if (workers::any_asleep()) workers::wake(prefs ? pool_workers : n - 1);
   }
-  if (started_threads() != 0) wake_gang_threads();
+  if (started_threads() != 0 && !all_docked) wake_gang_threads();
   // Give idle workers a moment to take the seats (they spin on the pool's epoch, or wake from
   // its futex), then start gang threads for what is left.
   await_seats(*s, n, affine, prefs, policy.prefer_ns, pool_workers);

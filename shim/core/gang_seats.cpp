@@ -156,13 +156,16 @@ Slot* take_slot() {
   return nullptr;
 }
 
-uint32_t open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& who) {
+uint32_t open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& who,
+                   uint32_t assigned) {
   POOLSHIM_ASSERT(s.taken.load(std::memory_order_relaxed) && n >= 2 && n <= kMaxMembers);
-  const uint32_t gen = gen_of(s.word.load(std::memory_order_relaxed)) + 1;
+  const uint32_t gen = next_gen(s);
   const unsigned affine = n < kAffine ? n : kAffine;
+  // Only seats of the team, other than the caller's, go to docked threads.
+  POOLSHIM_ASSERT((assigned & 1) == 0 && (affine == kAffine || (assigned >> affine) == 0));
   for (unsigned i = 1; i < affine; ++i) s.pref[i].store(who.pref[i], std::memory_order_relaxed);
   // Seat 0 (the caller) and the seats past the team are claimed from the start.
-  uint64_t claimed = (affine == kAffine ? 0 : (~uint64_t{0} << affine) & kAllSeats) | 1;
+  uint64_t claimed = (affine == kAffine ? 0 : (~uint64_t{0} << affine) & kAllSeats) | 1 | assigned;
   s.open_all.store(!who.prefs, std::memory_order_relaxed);
   s.family.store(who.family, std::memory_order_relaxed);
   s.keeps.store(who.keeps && who.family != 0, std::memory_order_relaxed);
@@ -188,6 +191,49 @@ void close_slot(Slot& s) {
   POOLSHIM_ASSERT((before & 0xffff) != 0 &&
                   ((before >> kMembersShift) & 0xffffff) >= members_of(w));
   s.taken.store(false, std::memory_order_release);
+}
+
+namespace {
+
+// A dock word's seat: {generation:32, slot:16, seat:14, state:2}; state 2 (kDocked is 1).
+constexpr uint64_t assignment(uint32_t gen, unsigned slot, unsigned seat) {
+  return (uint64_t{gen} << 32) | (uint64_t{slot} << 16) | (uint64_t{seat} << 2) | 2;
+}
+static_assert(kSlots <= 0xffff && kAffine <= 0x3fff &&
+                  (assignment(0, 0, 0) & 3) != servers::kDocked,
+              "a dock word's fields");
+
+}  // namespace
+
+std::atomic<uint64_t>* dock() {
+  const uint32_t id = servers::id_if_any();
+  if (id == 0 || id >= servers::kTrackedIds) return nullptr;
+  std::atomic<uint64_t>& d = servers::g_server[id].dock;
+  POOLSHIM_ASSERT(d.load(std::memory_order_relaxed) == 0);  // undocked after every spin
+  d.store(servers::kDocked, std::memory_order_release);
+  return &d;
+}
+
+bool undock_and_serve(std::atomic<uint64_t>* dock) {
+  if (dock == nullptr) return false;
+  uint64_t d = servers::kDocked;
+  if (dock->compare_exchange_strong(d, 0, std::memory_order_acq_rel)) return false;
+  POOLSHIM_ASSERT((d & 3) == 2);  // only a start changes a docked word: to a seat
+  dock->store(0, std::memory_order_relaxed);
+  Slot& s = g_slots[(d >> 16) & 0xffff];
+  const uint32_t gen = static_cast<uint32_t>(d >> 32);
+  const unsigned seat = static_cast<unsigned>((d >> 2) & 0x3fff);
+  // The start publishes the gang right after it assigned its seats; the gang cannot end before
+  // this seat returns (its caller waits for every member), so this wait is short and ends.
+  while (gen_of(s.word.load(std::memory_order_acquire)) != gen) cpu_relax();
+  POOLSHIM_ASSERT(seat != 0 && seat < kAffine &&
+                  ((s.mask.load(std::memory_order_relaxed) >> seat) & 1));
+  run_seat(s, s.fn.load(std::memory_order_relaxed), s.ctx.load(std::memory_order_relaxed), seat);
+  return true;
+}
+
+bool assign_docked(uint32_t id, const Slot& s, uint32_t gen, unsigned seat) {
+  return servers::assign(id, assignment(gen, static_cast<unsigned>(&s - g_slots), seat));
 }
 
 bool preferred_busy(const Slot& s, unsigned affine) {

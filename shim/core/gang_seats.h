@@ -70,9 +70,32 @@ struct Servers {
   uint32_t family;
   bool keeps;
 };
-// Opens slot s's gang of n members: fn, ctx, who may serve it, then the word (release). Returns
-// the gang's generation.
-uint32_t open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& who);
+// The generation slot s's next gang will have (its caller owns the slot).
+inline uint32_t next_gen(const Slot& s) {
+  return gen_of(s.word.load(std::memory_order_relaxed)) + 1;
+}
+// Opens slot s's gang of n members: fn, ctx, who may serve it, the seats below kAffine given to
+// docked threads already (assigned: bit i, seat i), then the word (release). Returns the gang's
+// generation (next_gen(s)).
+uint32_t open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& who,
+                   uint32_t assigned);
+
+// Docking: a pool worker that spins idle (workers.cpp) is docked: a gang's start may give it a
+// seat preferred for it (assign_docked) with one compare-exchange on the worker's own server line
+// (servers.h, dock), and counts that seat claimed at once, as the worker cannot leave the dock
+// without taking it: it undocks with a compare-exchange from kDocked, which fails once a seat is
+// there. So the start does not wait for a docked thread's claim (one hand-off of a line fewer on
+// the caller's path: docs/openmp.md, "A region's hand-offs"), and the worker learns of its seat
+// on its own line instead of from the gangs' word and the slot's mask.
+//
+// Docks the calling pool worker (before it spins); returns its dock word, which it polls, or
+// nullptr when it has no tracked id.
+std::atomic<uint64_t>* dock();
+// Undocks the calling pool worker after its spin; when a start gave it a seat meanwhile, runs the
+// seat first and returns true.
+bool undock_and_serve(std::atomic<uint64_t>* dock);
+// Gives the seat `seat` of slot s's next gang (generation gen) to server `id` if it is docked.
+bool assign_docked(uint32_t id, const Slot& s, uint32_t gen, unsigned seat);
 // Closes the slot after every member returned, and frees it.
 void close_slot(Slot& s);
 

@@ -39,6 +39,7 @@ void atfork_child() {
     v.busy.store(false, std::memory_order_relaxed);
     v.alive.store(false, std::memory_order_relaxed);
     v.keeper.store(0, std::memory_order_relaxed);
+    v.dock.store(0, std::memory_order_relaxed);
   }
 }
 

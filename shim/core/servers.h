@@ -28,7 +28,11 @@ struct alignas(kCacheLine) Server {
   std::atomic<bool> busy{false};
   std::atomic<bool> alive{false};
   std::atomic<uint32_t> keeper{0};
+  // The dock (gang_seats.h, "Docking"): 0, kDocked while the pool worker spins idle, or the seat a
+  // gang's start gave it meanwhile. Written by the worker (dock, undock) and by starts (assign).
+  std::atomic<uint64_t> dock{0};
 };
+constexpr uint64_t kDocked = 1;
 extern Server g_server[kTrackedIds];
 // The next id to give; a pool worker's or gang thread's at its start, any other thread's on its
 // first serve.
@@ -73,6 +77,14 @@ inline void keep(uint32_t id, uint32_t family) {
   if (g_server[id].keeper.load(std::memory_order_relaxed) != 0) return;
   uint32_t free = 0;
   g_server[id].keeper.compare_exchange_strong(free, family, std::memory_order_acq_rel);
+}
+// Gives server `id` (docked: kDocked) the seat `assignment` (not kDocked, not 0); false when it is
+// not docked (it is about to look for work itself, or busy, or asleep).
+inline bool assign(uint32_t id, uint64_t assignment) {
+  uint64_t docked = kDocked;
+  return id != 0 && id < kTrackedIds &&
+         g_server[id].dock.load(std::memory_order_relaxed) == kDocked &&
+         g_server[id].dock.compare_exchange_strong(docked, assignment, std::memory_order_acq_rel);
 }
 // Every server kept for `family` (0: for any family) is free again.
 void release_kept(uint32_t family);

@@ -27,6 +27,7 @@
 #include "core/placement.h"
 #include "core/pool_internal.h"
 #include "core/run.h"
+#include "core/servers.h"
 #include "core/thread_start.h"
 #include "core/tls.h"
 #include "core/wait.h"
@@ -91,7 +92,8 @@ constexpr unsigned kLookPauses = 16;
 // another call (the first one ended) waits the full kPatientLookNs for the next: a stream of
 // short calls is looked at twice in 5 us, not once a microsecond. The worker counts as spinning
 // until it returns, also while it waits out a patient call's patience.
-Spun spin(uint32_t seen, uint32_t gangs_seen, PatientLook* look) {
+Spun spin(uint32_t seen, uint32_t gangs_seen, const std::atomic<uint64_t>* dock,
+          PatientLook* look) {
   long deadline = now_ns() + gang::spin_ns(kSpinNs);
   long next_look = 0;       // the first clock read looks at once
   bool confirming = false;  // the next look confirms a call seen open for the first time
@@ -100,7 +102,8 @@ Spun spin(uint32_t seen, uint32_t gangs_seen, PatientLook* look) {
   Spun r = Spun::idle;
   for (unsigned i = 1;; ++i) {
     cpu_relax();
-    if (g_epoch.load(std::memory_order_relaxed) != seen || gang::gangs_opened() != gangs_seen) {
+    if (g_epoch.load(std::memory_order_relaxed) != seen || gang::gangs_opened() != gangs_seen ||
+        (dock != nullptr && dock->load(std::memory_order_relaxed) != servers::kDocked)) {
       r = Spun::moved;
       break;
     }
@@ -188,7 +191,11 @@ void* worker_main(void*) {
     // unless the budget is full or the last call asked for PTHREADPOOL_FLAG_YIELD_WORKERS.
     if (h == Help::nothing && !yield_next) {
       PatientLook look;
-      Spun r = spin(seen, gangs_seen, &look);
+      // Docked while it spins: a gang's start may give it a seat (gang_seats.h, "Docking"),
+      // which it runs before anything else.
+      std::atomic<uint64_t>* dock = gang::dock();
+      Spun r = spin(seen, gangs_seen, dock, &look);
+      if (gang::undock_and_serve(dock)) continue;
       if (r == Spun::moved) continue;
       if (r == Spun::patient) {
         h = join_patient_call(look);

@@ -3,17 +3,22 @@
 // 0, teams larger than the pool get threads beyond it, and concurrent and nested gangs finish;
 // each member runs on its own thread, member i on the same thread gang after gang (OpenMP
 // threadprivate data), also with two keeping callers at once, and after pause() on threads that
-// never served a seat.
+// never served a seat; a pool worker that spins idle is given its seat by the next gang's start
+// (docked), and runs it.
 #include <gtest/gtest.h>
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <atomic>
 #include <set>
 #include <thread>
 #include <vector>
 
+#include "core/counters.h"
 #include "core/gang.h"
+#include "core/servers.h"
+#include "core/size.h"
 
 namespace {
 
@@ -158,6 +163,44 @@ TEST(Gang, PauseGivesFreshThreads) {
   Who after{};
   poolshim::core::gang::run(n, who, &after, kPreferring);
   for (unsigned i = 1; i < n; ++i) EXPECT_EQ(after.marked[i], 0) << i;
+}
+
+// A pool worker that spins idle is docked, and the next gang's start gives it the seat it served
+// last time without waiting for its claim (core/gang_seats.h, "Docking"): the docked_seats counter
+// counts it, and that thread runs it. A worker is docked only while it spins (50 us after its
+// last work), so each try first waits until it is.
+struct Seat1 {
+  pthread_t thread;
+  uint32_t id;
+};
+void record_seat1(void* ctx, unsigned m) {
+  if (m != 1) return;
+  Seat1& s = *static_cast<Seat1*>(ctx);
+  s.thread = pthread_self();
+  s.id = poolshim::core::servers::id_if_any();
+}
+
+TEST(Gang, ADockedWorkerIsGivenItsSeatAndRunsIt) {
+  namespace core = poolshim::core;
+  poolshim_sched_counters c{};
+  if (poolshim_debug_counters(&c, 0) != 0) GTEST_SKIP() << "counters compiled out (Release)";
+  if (core::pool_size() < 2) GTEST_SKIP() << "no pool worker to dock (a budget of 1)";
+  Seat1 first{};
+  core::gang::run(2, record_seat1, &first, kPreferring);
+  ASSERT_TRUE(first.id != 0 && first.id < core::servers::kTrackedIds);
+  const std::atomic<uint64_t>& dock = core::servers::g_server[first.id].dock;
+  bool given = false;
+  for (int attempt = 0; attempt < 200 && !given; ++attempt) {
+    for (int i = 0; i < 100000 && dock.load() != core::servers::kDocked; ++i) sched_yield();
+    ASSERT_EQ(poolshim_debug_counters(&c, 0), 0);
+    const uint64_t before = c.docked_seats;
+    Seat1 again{};
+    core::gang::run(2, record_seat1, &again, kPreferring);
+    ASSERT_EQ(poolshim_debug_counters(&c, 0), 0);
+    EXPECT_TRUE(pthread_equal(again.thread, first.thread));  // docked or not, its thread
+    given = c.docked_seats > before;
+  }
+  EXPECT_TRUE(given) << "no start gave the docked worker its seat in 200 tries";
 }
 
 }  // namespace
