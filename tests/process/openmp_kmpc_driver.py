@@ -12,7 +12,7 @@ lists libomp.so.5 as not merged, saying the shim passes the __kmpc calls on to i
 POOLSHIM_KMPC=shim would not: no module imports a function it lacks), and as merged under
 POOLSHIM_KMPC=shim; `poolshim audit` (files, and --pid of that host) names the programs __kmpc
 clients whose calls go on to libomp, libomp.so.5 as the runtime they come back to, and which
-import keeps a process on libomp under POOLSHIM_KMPC=shim (kmpc_doacross.c's __kmpc_doacross_*;
+import keeps a process on libomp under POOLSHIM_KMPC=shim (kmpc_proc_bind.c's __kmpc_push_proc_bind;
 none of the others'). Skipped without clang-14 or libomp-14-dev.
 """
 import argparse
@@ -86,11 +86,11 @@ def pools_view(a, tmp):
 def check_audit(a, tmp, exes):
     """`poolshim audit` of the clang-built programs and of libomp.so.5 (issue 35, point 2)."""
     libomp = "/usr/lib/x86_64-linux-gnu/libomp.so.5"
-    doacross = os.path.join(tmp, "kmpc_doacross")
-    r = subprocess.run([a.clang, "-fopenmp", "-O1", os.path.join(a.fixtures, "kmpc_doacross.c"),
-                        "-o", doacross], capture_output=True, text=True)
-    pu.require(r.returncode == 0, f"clang-14 builds kmpc_doacross.c ({r.stderr[-400:]!r})")
-    r = pu.run([a.poolshim, "audit", "--json", *exes, doacross, libomp],
+    proc_bind = os.path.join(tmp, "kmpc_proc_bind")
+    r = subprocess.run([a.clang, "-fopenmp", "-O1", os.path.join(a.fixtures, "kmpc_proc_bind.c"),
+                        "-o", proc_bind], capture_output=True, text=True)
+    pu.require(r.returncode == 0, f"clang-14 builds kmpc_proc_bind.c ({r.stderr[-400:]!r})")
+    r = pu.run([a.poolshim, "audit", "--json", *exes, proc_bind, libomp],
                what="poolshim audit --json")
     pu.require(r.returncode == 0, f"audit exits 0: nothing unreachable (rc={r.returncode})")
     by = {os.path.basename(m["path"]): m for m in json.loads(r.stdout)["modules"]}
@@ -106,10 +106,11 @@ def check_audit(a, tmp, exes):
                  "this module imports none" in o.get("client_calls", ""),
                  f"audit: {os.path.basename(exe)} imports nothing that keeps a process on libomp "
                  f"under POOLSHIM_KMPC=shim ({m})")
-    m = by.get("kmpc_doacross", {})
-    pu.check((m.get("kmpc", {}).get("blocks_native") or "").startswith("__kmpc_doacross_") and
+    m = by.get("kmpc_proc_bind", {})
+    pu.check(m.get("kmpc", {}).get("blocks_native") == "__kmpc_push_proc_bind" and
              "which keeps the process on libomp" in m.get("openmp", {}).get("client_calls", ""),
-             f"audit: kmpc_doacross's __kmpc_doacross_* import keeps a process on libomp ({m})")
+             f"audit: kmpc_proc_bind's __kmpc_push_proc_bind import keeps a process on libomp "
+             f"({m})")
     rt = by.get("libomp.so.5", {}).get("runtime") or {}
     pu.check(rt.get("name") == "OpenMP (LLVM libomp)" and
              "__kmpc_* calls enter the shim and come back to it" in rt.get("note", ""),

@@ -23,9 +23,12 @@ with clang-14 -fopenmp from tests/fixtures/openmp/:
   kmpc_masks.c           a team of 2 natively under OMP_PROC_BIND=false and OMP_PLACES=threads,
                          where libomp's initialization pins the initial thread to place 0: the
                          member that is a shim thread may run on every CPU of the process;
-  kmpc_doacross.c        a doacross loop (__kmpc_doacross_*): outside the native set, so the
-                         whole process stays on libomp (all or nothing), with the same output and
-                         a log line that names the call that decided it;
+  kmpc_doacross.c        doacross loops (__kmpc_doacross_*: one loop, a nest counting down, a
+                         static schedule, a collapsed nest): natively at 1-3 threads, libomp's
+                         output, and no iteration found what it waited for missing;
+  kmpc_proc_bind.c       a proc_bind clause (__kmpc_push_proc_bind): outside the native set, so
+                         the whole process stays on libomp (all or nothing), with the same output
+                         and a log line that names the call that decided it;
   kmpc_mixed.c           OpenMP regions and pthreadpool calls (Debian's libpthreadpool): with a
                          budget of 2, the process has at most 2 threads under the shim, where
                          without it libomp's team and pthreadpool's workers make 3.
@@ -136,13 +139,24 @@ def body(a):
                      f"on the pinned initial thread's place ({got.stdout!r}; {got.log!r})")
 
         exe = build(a, tmp, "kmpc_doacross.c")
-        want = run(a, exe, "kmpc_doacross, without the shim", True, OMP_NUM_THREADS="2")
-        got = run(a, exe, "kmpc_doacross, POOLSHIM_KMPC=shim", True,  # on libomp: all or nothing
+        for threads in ("1", "2", "3"):
+            want = run(a, exe, f"kmpc_doacross, {threads} threads, without the shim", True,
+                       OMP_NUM_THREADS=threads)
+            got = run(a, exe, f"kmpc_doacross, {threads} threads, POOLSHIM_KMPC=shim",
+                      **native(a, OMP_NUM_THREADS=threads))
+            pu.check(got.stdout == want.stdout and got.stdout.count(" bad=0\n") == 4 and
+                     "__kmpc calls run natively" in got.log,
+                     f"kmpc_doacross, {threads} threads: natively, libomp's output, every wait "
+                     f"waited ({got.stdout!r}; {want.stdout!r}; {got.log!r})")
+
+        exe = build(a, tmp, "kmpc_proc_bind.c")
+        want = run(a, exe, "kmpc_proc_bind, without the shim", True, OMP_NUM_THREADS="2")
+        got = run(a, exe, "kmpc_proc_bind, POOLSHIM_KMPC=shim", True,  # on libomp: all or nothing
                   **native(a, OMP_NUM_THREADS="2"))
-        pu.check(got.stdout == want.stdout, f"kmpc_doacross: the same output ({got.stdout!r})")
-        pu.check(re.search(r"__kmpc calls go to libomp: .* calls __kmpc_doacross_\w+, which does "
-                           r"not run natively", got.log) is not None,
-                 f"kmpc_doacross: all or nothing, the log names the call ({got.log!r})")
+        pu.check(got.stdout == want.stdout, f"kmpc_proc_bind: the same output ({got.stdout!r})")
+        pu.check(re.search(r"__kmpc calls go to libomp: .* calls __kmpc_push_proc_bind, which "
+                           r"does not run natively", got.log) is not None,
+                 f"kmpc_proc_bind: all or nothing, the log names the call ({got.log!r})")
 
         if not os.path.exists("/usr/include/pthreadpool.h"):
             print("kmpc_mixed: skipped (no pthreadpool.h: scripts/deps.sh test installs it)")

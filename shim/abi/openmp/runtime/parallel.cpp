@@ -112,6 +112,7 @@ ThreadState enter(Team* t, unsigned m) {
   s.single_seq = 0;
   s.static_trip = 0;
   s.ws = nullptr;
+  s.doacross = nullptr;
   s.icv = t->member_icv;
   s.icv_ready = true;
   s.taskgroup = t->taskgroup;  // a new implicit task: GOMP_parallel_reductions' taskgroup or none

@@ -121,23 +121,28 @@ struct ThreadState {
   unsigned long single_seq = 0;    // single constructs it met
   unsigned long static_trip = 0;   // chunks of the current static loop it took
   WorkShare* ws = nullptr;         // its current worksharing construct
+  void* doacross = nullptr;        // a __kmpc doacross loop's state (kmpc/doacross.cpp)
   void* pending_region = nullptr;  // GOMP_parallel_start's region, until GOMP_parallel_end
   long ord_begin = -1;  // ordered loops: logical numbers of the current chunk [begin, end)
   long ord_end = -1;
   Icv icv;
+  // The flags together (the state is thread-local, and the shim's static TLS is at the size a
+  // dlopen()ed library can still get: kmpc_thread.h): icv is set; the current task is final;
+  // the thread is in a target region's host fallback (target_fallback, below).
   bool icv_ready = false;
-  // The current task: its innermost taskgroup, whether it is final, and which
+  bool in_final = false;
+  bool target_fallback = false;
+  // The current task: its innermost taskgroup, whether it is final (in_final), and which
   // explicit task it is (a unique address while it runs; nullptr in the implicit task, which is
   // this thread's: e.g. a nest lock's owner is `task ? task : the thread`).
   TaskGroup* taskgroup = nullptr;
-  bool in_final = false;
   const void* task = nullptr;
   // The host teams region the thread runs (teams.cpp, target.cpp), as
-  // libgomp's thr->num_teams (teams - 1) and thr->team_num; in a target region's host fallback,
-  // the thread is a new initial thread whose ICVs are ours alone (not libgomp's nthreads-var).
+  // libgomp's thr->num_teams (teams - 1) and thr->team_num; in a target region's host fallback
+  // (target_fallback), the thread is a new initial thread whose ICVs are ours alone (not
+  // libgomp's nthreads-var).
   unsigned num_teams = 0;
   unsigned team_num = 0;
-  bool target_fallback = false;
   // def-allocator-var (alloc.cpp): 0 until omp_set_default_allocator (then libgomp's
   // default, OMP_ALLOCATOR's, applies); inherited by a region's members, as libgomp's.
   uintptr_t def_allocator = 0;
