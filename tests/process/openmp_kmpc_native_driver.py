@@ -13,6 +13,9 @@ with clang-14 -fopenmp from tests/fixtures/openmp/:
                          too, with libomp's output at 1, 2 and 3 threads;
   openmp_program.c       GCC's constructs as clang builds them (an ordered loop, sections,
                          locks, nested regions): natively, libomp's output;
+  kmpc_task_reduction.c  task reductions (a taskgroup's task_reduction, tasks in_reduction, a
+                         section copied lazily, a user-defined reduction, nested taskgroups, a
+                         taskloop's reduction): natively at 1-3 threads, libomp's output;
   kmpc_cancel.c          cancel and cancellation points of a static and a dynamic loop, a
                          region, sections and a taskgroup, natively at 1-3 threads with
                          OMP_CANCELLATION true and false: every property line holds (Debian's
@@ -94,7 +97,8 @@ def body(a):
                      f"POOLSHIM_KMPC=shim ({got.log!r})")
         print(want.stdout.strip())
 
-        for src, libs in (("kmpc_program.c", []), ("openmp_program.c", ["-ldl"])):
+        for src, libs in (("kmpc_program.c", []), ("openmp_program.c", ["-ldl"]),
+                          ("kmpc_task_reduction.c", [])):
             exe = build(a, tmp, src, libs)
             name = src[:-2]
             for threads in ("1", "2", "3"):

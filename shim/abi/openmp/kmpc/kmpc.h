@@ -18,6 +18,10 @@ void* native_function(const char* name);
 // imports of the modules loaded then (gate.cpp). Logs the decision and its reason at info.
 bool native_in_process();
 
+// The end of a taskgroup whose __kmpc task reductions are `data` (task_reduction.cpp; nullptr:
+// none), once its tasks are complete: each member's copy combined into its item, then freed.
+void taskgroup_reductions_end(void* data);
+
 }  // namespace poolshim::abi::openmp::kmpc
 
 // libomp's ident_t: the source location the compiler passes first; only passed through.

@@ -269,6 +269,13 @@ int32_t psk_omp_taskyield(ident_t*, int32_t, int32_t) {
   return 0;
 }
 void psk_taskgroup(ident_t*, int32_t) { psn_GOMP_taskgroup_start(); }
-void psk_end_taskgroup(ident_t*, int32_t) { psn_GOMP_taskgroup_end(); }
+void psk_end_taskgroup(ident_t*, int32_t) {
+  // Its task reductions are combined once its tasks are complete (task_reduction.cpp).
+  const poolshim::abi::openmp::runtime::TaskGroup* g =
+      poolshim::abi::openmp::runtime::me().taskgroup;
+  void* reductions = g != nullptr ? g->kmpc_reductions : nullptr;
+  psn_GOMP_taskgroup_end();
+  taskgroup_reductions_end(reductions);
+}
 
 }  // extern "C"

@@ -47,6 +47,7 @@ struct TaskGroup {
   bool workshare = false;           // a worksharing construct's (ws_reductions_begin)
   std::atomic<bool> cancelled{false};
   std::atomic<unsigned long> tasks{0};  // deferred tasks bound to it not yet complete
+  void* kmpc_reductions = nullptr;      // its __kmpc task reductions (kmpc/task_reduction.cpp)
 };
 
 struct TaskNode;   // a deferred task (task_queue.cpp)
