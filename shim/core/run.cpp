@@ -91,6 +91,7 @@ size_t Run::settle(size_t first) {
     POOLSHIM_COUNT_LANE();
     if (end_.compare_exchange_weak(e, 0, std::memory_order_acq_rel, std::memory_order_acquire)) {
       closed_end_ = e;
+      closed_ = true;
       return e;
     }
   }

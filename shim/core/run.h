@@ -79,6 +79,7 @@ class Run {
   // Owner: starts a new run (the previous one is closed). fence: owners must fence each take().
   void open(size_t begin, size_t end, bool fence) {
     fence_ = fence;
+    closed_ = false;
     begin_ = begin;
     committed_ = begin;
     next_.store(begin, std::memory_order_relaxed);
@@ -90,9 +91,11 @@ class Run {
   bool fenced() const { return fence_; }
 
   // Owner: ends the run wherever it is (after an exception, or after the surface returned):
-  // items not taken yet are not run by anyone. Returns at once when take() already closed it.
+  // items not taken yet are not run by anyone. Returns at once when take() already closed it:
+  // by the owner's own flag, not by end_ and thief_ (a closed run's end_ is 0, and a thief that
+  // judged it open earlier may hold thief_ right now; settling again would close it at 0).
   void close() {
-    if (end_.load(std::memory_order_relaxed) != 0 || busy()) settle(~size_t{0});
+    if (!closed_) settle(~size_t{0});
   }
 
   // A participant that is not the owner: items started so far and the run's end, for watching
@@ -169,8 +172,9 @@ class Run {
   alignas(64) std::atomic<size_t> next_;  // owner: items below are started (relaxed stores)
   size_t committed_;                      // owner only: the last value take_upto() stored in next_
   size_t begin_;                          // owner only: where the run opened
-  size_t closed_end_;  // owner only: the end in force when the owner closed the run
-  bool fence_;         // owner only
+  size_t closed_end_;   // owner only: the end in force when the owner closed the run
+  bool fence_;          // owner only
+  bool closed_ = true;  // owner only: settle() closed this run (closed_end_ is set)
 };
 
 // The owner's side of a run while a surface walks it, kept in the walk's locals:

@@ -5,13 +5,14 @@
 //
 // libomp's scheme, which needs nothing of the loop's schedule: one bit per iteration of the whole
 // nest (the vector's coordinates linearized, the first dimension slowest), in a zeroed block the
-// team shares. A post sets its iteration's bit (release); a wait spins until the awaited bit is
-// set (acquire), and returns at once for a vector outside the nest's bounds (a sink before the
-// first iteration or past the last). The block is the mem block of a construct of its own in the
-// team's worksharing list (runtime/loop.h, ws_begin): every member enters it at init, in the same
-// order as the loop's construct that follows, and leaves it at fini; the last to leave frees it,
-// when no member can wait on it any more. In a team of 1, and outside any region, there is no
-// other member to wait for: post and wait are fences, as in libomp's serialized teams.
+// team shares. A post sets its iteration's bit (release); a wait looks until the awaited bit is
+// set (acquire), yielding at each miss, and returns at once for a vector outside the nest's
+// bounds (a sink before the first iteration or past the last). The block is the mem block of a
+// construct of its own in the team's worksharing list (runtime/loop.h, ws_begin): every member
+// enters it at init, in the same order as the loop's construct that follows, and leaves it at fini;
+// the last to leave frees it, when no member can wait on it any more. In a team of 1, and outside
+// any region, there is no other member to wait for: post and wait are fences, as in libomp's
+// serialized teams.
 //
 // Whether the awaited iteration's chunk has started needs no care: a chunk is taken in iteration
 // order (dynamic, guided) or belongs to a member that runs now (static), and a sink names an
