@@ -40,8 +40,8 @@ TEST(RunClose, AClosedRunKeepsItsEndWhileAThiefLooks) {
   }
   stop = true;
   thief.join();
-  EXPECT_EQ(bad, 0) << "first: run opened at " << first_begin << ", the owner ran to "
-                    << first_ran << ", close() recorded " << first_end;
+  EXPECT_EQ(bad, 0) << "first: run opened at " << first_begin << ", the owner ran to " << first_ran
+                    << ", close() recorded " << first_end;
 }
 
 }  // namespace
