@@ -23,6 +23,7 @@
 #include "abi/openmp/runtime/state.h"
 #include "abi/openmp/runtime/xmalloc.h"
 #include "base/assert.h"
+#include "core/cache_line.h"
 
 // libomp's kmp_taskred_input_t (clang-14 builds it): the item, the original it is initialized
 // from (nullptr: the item), its size, the routines, and the flags word (bit 0: lazy_priv).
@@ -46,7 +47,7 @@ using FiniFn = void (*)(void*);
 using CombFn = void (*)(void*, void*);
 
 constexpr uint32_t kLazyPriv = 1;
-constexpr size_t kLine = 64;
+using core::kCacheLine;
 
 struct Item {
   void* shared;
@@ -68,12 +69,18 @@ struct Reductions {
   Item item[1];  // count entries
 };
 
+// Zeroed memory of `bytes` (a multiple of a line) on lines of its own.
+char* zeroed_lines(size_t bytes) {
+  auto* p = static_cast<char*>(rt::xaligned_alloc(kCacheLine, bytes));
+  memset(p, 0, bytes);
+  return p;
+}
+
 void* copy_of(Item& it, unsigned member) {
   if (!it.lazy) return it.copies + member * it.size;
   void*& p = reinterpret_cast<void**>(it.copies)[member];
   if (p == nullptr) {
-    p = rt::xaligned_alloc(kLine, it.size);
-    memset(p, 0, it.size);
+    p = zeroed_lines(it.size);
     if (it.init != nullptr) it.init(p, it.orig);
   }
   return p;
@@ -117,8 +124,8 @@ void* psk_taskred_init(int32_t, int32_t num, void* data) {
     Item& it = r->item[i];
     it.shared = in[i].reduce_shar;
     it.orig = in[i].reduce_orig != nullptr ? in[i].reduce_orig : in[i].reduce_shar;
-    it.size = (in[i].reduce_size + kLine - 1) / kLine * kLine;
-    if (it.size == 0) it.size = kLine;
+    it.size = (in[i].reduce_size + kCacheLine - 1) / kCacheLine * kCacheLine;
+    if (it.size == 0) it.size = kCacheLine;
     it.init = reinterpret_cast<InitFn>(in[i].reduce_init);
     it.fini = reinterpret_cast<FiniFn>(in[i].reduce_fini);
     it.comb = reinterpret_cast<CombFn>(in[i].reduce_comb);
@@ -127,8 +134,7 @@ void* psk_taskred_init(int32_t, int32_t num, void* data) {
       it.copies = static_cast<char*>(rt::xcalloc(members, sizeof(void*)));
       continue;
     }
-    it.copies = static_cast<char*>(rt::xaligned_alloc(kLine, members * it.size));
-    memset(it.copies, 0, members * it.size);
+    it.copies = zeroed_lines(members * it.size);
     if (it.init != nullptr)
       for (unsigned m = 0; m < members; ++m) it.init(it.copies + m * it.size, it.orig);
   }
