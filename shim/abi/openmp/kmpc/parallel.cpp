@@ -47,11 +47,18 @@ struct SavedDispatch {
 
 namespace {
 
-struct Region {
+// What every member reads to start the body, on one line of the caller's stack that nothing
+// else writes: the microtask and up to kInlineArgs shared variables (argv points into it; more
+// are alloca'd), so that a worker's start costs one miss on it, not one for the region and one
+// for the argument array (docs/openmp.md, "The region's line").
+constexpr int32_t kInlineArgs = 5;
+struct alignas(64) Region {
   kmpc_micro fn;
   int32_t argc;
   void** argv;
+  void* inline_args[kInlineArgs];
 };
+static_assert(sizeof(Region) == 64, "a region's start is one line");
 
 int32_t gtid() {
   KmpcThread& t = kmpc_thread();
@@ -115,16 +122,20 @@ void psk_push_num_threads(ident_t*, int32_t, int32_t n) {
 // and returns after the team's end, so the array on this stack outlives every member.
 void psk_fork_call(ident_t*, int32_t argc, kmpc_micro fn, ...) {
   POOLSHIM_ASSERT(argc >= 0);
+  Region r;
+  r.fn = fn;
+  r.argc = argc;
   const int32_t slots = argc > 4 ? argc : 4;
-  void** argv = static_cast<void**>(alloca(sizeof(void*) * static_cast<size_t>(slots)));
+  r.argv = slots <= kInlineArgs
+               ? r.inline_args
+               : static_cast<void**>(alloca(sizeof(void*) * static_cast<size_t>(slots)));
   va_list ap;
   va_start(ap, fn);
-  for (int32_t i = 0; i < slots; ++i) argv[i] = i < argc ? va_arg(ap, void*) : nullptr;
+  for (int32_t i = 0; i < slots; ++i) r.argv[i] = i < argc ? va_arg(ap, void*) : nullptr;
   va_end(ap);
   KmpcThread& t = kmpc_thread();
   const uint32_t n = t.pushed_threads;
   t.pushed_threads = 0;
-  Region r{fn, argc, argv};
   const DispatchState saved = t.dispatch;
   psn_GOMP_parallel(run_member, &r, n, 0);
   t.dispatch = saved;
