@@ -35,6 +35,14 @@ import tempfile
 import time
 
 TARBALL_GLOB = "/usr/src/gcc-12/gcc-*.tar.xz"
+# Results that differ from the baseline for a reason the docs give (docs/openmp.md, "The clang
+# column"): shown in the table and listed after it, not counted as regressions. (test, column).
+KNOWN_DIFFERENCES = {
+    ("c:libgomp.c/teams-5.c", "clang-native"):
+        "libomp 14 answers omp_get_num_teams() 1 in a parallel region nested in a teams region, "
+        "which the test's target region (inline: clang-14 without offload) relies on; natively "
+        "the teams region's count, as the specification and libgomp",
+}
 SUITES = ("libgomp.c", "libgomp.c++", "libgomp.c-c++-common")
 
 
@@ -383,6 +391,7 @@ def main():
     out = a.out or os.path.join(a.work, "table.md")
     counts = {}
     regressions = []
+    differences = []
     with open(out, "w") as f:
         f.write("| test | %s | note |\n|---|%s---|\n" % (" | ".join(m for m, _ in columns),
                                                        "---|" * len(columns)))
@@ -396,8 +405,15 @@ def main():
             # Each compiler's first column is its baseline (libgomp, libomp).
             for group, base in ((modes, 0), (clang_modes, len(modes))):
                 if group and res[base] in good:
-                    regressions += ["%s (%s: %s)" % (t.name, m, r) for (m, _), r in
-                                    zip(group[1:], res[base + 1:base + len(group)]) if r not in good]
+                    for (m, _), r in zip(group[1:], res[base + 1:base + len(group)]):
+                        if r in good:
+                            continue
+                        known = KNOWN_DIFFERENCES.get((t.name, m))
+                        line = "%s (%s: %s)" % (t.name, m, r)
+                        if known:
+                            differences.append("%s: known difference: %s" % (line, known))
+                        else:
+                            regressions.append(line)
     summary = "; ".join("%s: %s" % (m, ", ".join("%d %s" % (n, k) for k, n in sorted(c.items())))
                         for m, c in counts.items())
     if any(m == "clang-native" for m, _ in clang_modes):
@@ -411,9 +427,13 @@ def main():
                 % (len(results), summary, len(regressions)))
         for r in regressions:
             f.write("- %s\n" % r)
+        for d in differences:
+            f.write("- %s\n" % d)
     print("libgomp_suite: %d tests; %s" % (len(results), summary))
     print("libgomp_suite: %d regressions%s" % (len(regressions),
           (": " + ", ".join(regressions[:20])) if regressions else ""))
+    for d in differences:
+        print("libgomp_suite: " + d)
     print("libgomp_suite: table in " + out)
     return 1 if regressions else 0
 

@@ -16,6 +16,10 @@ with clang-14 -fopenmp from tests/fixtures/openmp/:
   kmpc_task_reduction.c  task reductions (a taskgroup's task_reduction, tasks in_reduction, a
                          section copied lazily, a user-defined reduction, nested taskgroups, a
                          taskloop's reduction): natively at 1-3 threads, libomp's output;
+  kmpc_teams.c           host teams (__kmpc_fork_teams, push_num_teams): distribute loops and
+                         dist_schedule chunks run each iteration once, a parallel region in
+                         each team, the combined construct: natively at 1-3 threads, libomp's
+                         output;
   kmpc_cancel.c          cancel and cancellation points of a static and a dynamic loop, a
                          region, sections and a taskgroup, natively at 1-3 threads with
                          OMP_CANCELLATION true and false: every property line holds (Debian's
@@ -98,7 +102,7 @@ def body(a):
         print(want.stdout.strip())
 
         for src, libs in (("kmpc_program.c", []), ("openmp_program.c", ["-ldl"]),
-                          ("kmpc_task_reduction.c", [])):
+                          ("kmpc_task_reduction.c", []), ("kmpc_teams.c", [])):
             exe = build(a, tmp, src, libs)
             name = src[:-2]
             for threads in ("1", "2", "3"):

@@ -36,14 +36,28 @@ TEST(KmpcNativeNames, EveryNativeEntryIsAnExportedRowWithItsFunction) {
 }
 
 TEST(KmpcNativeNames, ImportsThatKeepAProcessOnLibomp) {
-  for (const char* ok :
-       {"__kmpc_fork_call", "__kmpc_dispatch_next_8u", "__kmpc_omp_task_alloc", "__kmpc_cancel",
-        "__kmpc_doacross_init", "__kmpc_doacross_wait", "__kmpc_taskred_init",
-        "__kmpc_task_reduction_get_th_data", "GOMP_parallel", "GOMP_loop_ull_dynamic_start",
-        "omp_get_thread_num", "omp_get_wtime", "omp_init_lock", "omp_set_nest_lock",
-        "omp_get_num_places", "printf", "_ZNSt6vectorIiE9push_backEOi", ""})
+  for (const char* ok : {"__kmpc_fork_call",
+                         "__kmpc_dispatch_next_8u",
+                         "__kmpc_omp_task_alloc",
+                         "__kmpc_cancel",
+                         "__kmpc_doacross_init",
+                         "__kmpc_doacross_wait",
+                         "__kmpc_taskred_init",
+                         "__kmpc_task_reduction_get_th_data",
+                         "__kmpc_fork_teams",
+                         "__kmpc_push_num_teams",
+                         "GOMP_parallel",
+                         "GOMP_loop_ull_dynamic_start",
+                         "omp_get_thread_num",
+                         "omp_get_wtime",
+                         "omp_init_lock",
+                         "omp_set_nest_lock",
+                         "omp_get_num_places",
+                         "printf",
+                         "_ZNSt6vectorIiE9push_backEOi",
+                         ""})
     EXPECT_FALSE(kmpc_import_blocks(ok)) << ok;
-  for (const char* no : {"__kmpc_doacross", "__kmpc_push_proc_bind", "__kmpc_fork_teams",
+  for (const char* no : {"__kmpc_doacross", "__kmpc_push_proc_bind", "__kmpc_push_num_teams_51",
                          "__kmpc_taskred_modifier_init", "__kmpc_atomic_fixed4_add",
                          "__kmpc_fork_cal", "__kmpc_fork_call_x", "omp_alloc", "omp_free",
                          "omp_target_alloc", "GOMP_offload_register", "__kmpc_"})

@@ -26,6 +26,9 @@ struct SavedDispatch;  // parallel.cpp: the states saved by serialized regions
 struct KmpcThread {
   int32_t gtid = -1;            // __kmpc_global_thread_num's answer, once given
   uint32_t pushed_threads = 0;  // __kmpc_push_num_threads, for the next fork
+  // __kmpc_push_num_teams, for the next teams construct (0: not given).
+  uint32_t pushed_teams = 0;
+  uint32_t pushed_team_threads = 0;
   SavedDispatch* serialized = nullptr;
   int serialized_depth = 0;
   bool reduce_locked = false;  // __kmpc_reduce took the reduction's lock (method 1)

@@ -29,6 +29,9 @@ enum : int32_t {
   kGuidedAnalytical = 43,
   kStaticSteal = 44,
   kStaticBalancedChunked = 45,
+  // distribute (dist_schedule): the league's teams share the loop, as threads share a for.
+  kDistributeStaticChunked = 91,
+  kDistributeStatic = 92,
   // An ordered loop's schedule is its unordered one plus kOrdered (kmp_ord_static_chunked 65 ..
   // kmp_ord_trapezoidal 71).
   kOrdered = 32,
@@ -51,8 +54,10 @@ void static_init(int32_t schedtype, int32_t* plast, T* plower, T* pupper, Signed
     *pstride = incr;
     return;
   }
-  const UT nth = static_cast<UT>(psn_omp_get_num_threads());
-  const UT tid = static_cast<UT>(psn_omp_get_thread_num());
+  const int32_t sched = schedtype & ~kModifiers;
+  const bool distribute = sched == kDistributeStatic || sched == kDistributeStaticChunked;
+  const UT nth = static_cast<UT>(distribute ? psn_omp_get_num_teams() : psn_omp_get_num_threads());
+  const UT tid = static_cast<UT>(distribute ? psn_omp_get_team_num() : psn_omp_get_thread_num());
   if (nth <= 1) {  // the whole range, as libomp's serialized team
     if (plast != nullptr) *plast = 1;
     *pstride = static_cast<Signed<T>>(incr > 0 ? UT(*pupper) - UT(*plower) + 1
@@ -63,8 +68,9 @@ void static_init(int32_t schedtype, int32_t* plast, T* plower, T* pupper, Signed
   const UT trip = (incr > 0 ? UT(*pupper) - UT(*plower) : UT(*plower) - UT(*pupper)) / step + 1;
   const UT uincr = UT(incr);
   auto at = [&](UT k) { return static_cast<T>(UT(*plower) + uincr * k); };
-  switch (schedtype & ~kModifiers) {
-    case kStaticChunked: {
+  switch (sched) {
+    case kStaticChunked:
+    case kDistributeStaticChunked: {
       const UT c = chunk < 1 ? 1 : UT(chunk);
       *pstride = static_cast<Signed<T>>(uincr * c * nth);
       if (plast != nullptr) *plast = tid == ((trip - 1) / c) % nth;
@@ -82,7 +88,7 @@ void static_init(int32_t schedtype, int32_t* plast, T* plower, T* pupper, Signed
       if (incr > 0 ? *pupper > old_upper : *pupper < old_upper) *pupper = old_upper;
       return;
     }
-    default: {  // kStatic, and anything else: libomp's balanced blocks
+    default: {  // kStatic, kDistributeStatic and anything else: libomp's balanced blocks
       if (trip < nth) {
         if (tid < trip)
           *pupper = *plower = at(tid);

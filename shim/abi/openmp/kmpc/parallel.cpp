@@ -66,12 +66,44 @@ int32_t gtid() {
   return t.gtid;
 }
 
-// Each member of the team, the caller included: its ids, then the body.
+// Each member of the team, the caller included: its ids, then the body. Also each team of a
+// teams construct, on its initial thread (bound thread number 0).
 void run_member(void* data) {
   const Region* r = static_cast<const Region*>(data);
   int32_t g = gtid();
   int32_t b = psn_omp_get_thread_num();
   psk_invoke_microtask(r->fn, &g, &b, r->argc, r->argv);
+}
+
+// A region (teams: a teams construct) of the microtask fn with argc shared variables, read off
+// ap into at least 4 slots (the invoker loads four registers whatever argc is): inline when they
+// fit, else alloca'd here. The region runs member 0 on this thread and returns after the team's
+// end, so this frame outlives every member.
+void fork_region(bool teams, int32_t argc, kmpc_micro fn, va_list ap) {
+  POOLSHIM_ASSERT(argc >= 0);
+  Region r;
+  r.fn = fn;
+  r.argc = argc;
+  const int32_t slots = argc > 4 ? argc : 4;
+  r.argv = slots <= kInlineArgs
+               ? r.inline_args
+               : static_cast<void**>(alloca(sizeof(void*) * static_cast<size_t>(slots)));
+  for (int32_t i = 0; i < slots; ++i) r.argv[i] = i < argc ? va_arg(ap, void*) : nullptr;
+  KmpcThread& t = kmpc_thread();
+  const DispatchState saved = t.dispatch;
+  if (teams) {
+    // Without num_teams, OMP_NUM_TEAMS or omp_set_num_teams: one team, libomp's default.
+    uint32_t n = t.pushed_teams;
+    const uint32_t limit = t.pushed_team_threads;
+    t.pushed_teams = t.pushed_team_threads = 0;
+    if (n == 0 && psn_omp_get_max_teams() <= 0) n = 1;
+    psn_GOMP_teams_reg(run_member, &r, n, limit, 0);
+  } else {
+    const uint32_t n = t.pushed_threads;
+    t.pushed_threads = 0;
+    psn_GOMP_parallel(run_member, &r, n, 0);
+  }
+  t.dispatch = saved;
 }
 
 void nothing(void*) {}
@@ -117,28 +149,29 @@ void psk_push_num_threads(ident_t*, int32_t, int32_t n) {
   kmpc_thread().pushed_threads = n > 0 ? static_cast<uint32_t>(n) : 0;
 }
 
-// The shared variables are read off the variadic list into an array of at least 4 entries
-// (the invoker loads four registers whatever argc is); the region runs member 0 on this thread
-// and returns after the team's end, so the array on this stack outlives every member.
 void psk_fork_call(ident_t*, int32_t argc, kmpc_micro fn, ...) {
-  POOLSHIM_ASSERT(argc >= 0);
-  Region r;
-  r.fn = fn;
-  r.argc = argc;
-  const int32_t slots = argc > 4 ? argc : 4;
-  r.argv = slots <= kInlineArgs
-               ? r.inline_args
-               : static_cast<void**>(alloca(sizeof(void*) * static_cast<size_t>(slots)));
   va_list ap;
   va_start(ap, fn);
-  for (int32_t i = 0; i < slots; ++i) r.argv[i] = i < argc ? va_arg(ap, void*) : nullptr;
+  fork_region(false, argc, fn, ap);
   va_end(ap);
+}
+
+// A teams construct on the host: the runtime's GOMP_teams_reg runs the teams one after another
+// on this thread, the initial thread of each (as libgomp does; libomp starts a thread per team,
+// which OpenMP leaves to the implementation). Without num_teams, and without OMP_NUM_TEAMS or
+// omp_set_num_teams, one team, as libomp (libgomp's GOMP side makes three); thread_limit as the
+// clause gives it (0: the runtime's teams-thread-limit-var). fork_region() runs it.
+void psk_push_num_teams(ident_t*, int32_t, int32_t num_teams, int32_t num_threads) {
   KmpcThread& t = kmpc_thread();
-  const uint32_t n = t.pushed_threads;
-  t.pushed_threads = 0;
-  const DispatchState saved = t.dispatch;
-  psn_GOMP_parallel(run_member, &r, n, 0);
-  t.dispatch = saved;
+  t.pushed_teams = num_teams > 0 ? static_cast<uint32_t>(num_teams) : 0;
+  t.pushed_team_threads = num_threads > 0 ? static_cast<uint32_t>(num_threads) : 0;
+}
+
+void psk_fork_teams(ident_t*, int32_t argc, kmpc_micro fn, ...) {
+  va_list ap;
+  va_start(ap, fn);
+  fork_region(true, argc, fn, ap);
+  va_end(ap);
 }
 
 // if(0) regions: the caller runs the body itself between these two, as a team of one.
