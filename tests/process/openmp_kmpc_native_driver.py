@@ -15,7 +15,8 @@ with clang-14 -fopenmp from tests/fixtures/openmp/:
                          locks, nested regions): natively, libomp's output;
   kmpc_task_reduction.c  task reductions (a taskgroup's task_reduction, tasks in_reduction, a
                          section copied lazily, a user-defined reduction, nested taskgroups, a
-                         taskloop's reduction): natively at 1-3 threads, libomp's output;
+                         taskloop's reduction, the task modifier on a region and on a loop):
+                         natively at 1-3 threads, libomp's output;
   kmpc_teams.c           host teams (__kmpc_fork_teams, push_num_teams): distribute loops and
                          dist_schedule chunks run each iteration once, a parallel region in
                          each team, the combined construct: natively at 1-3 threads, libomp's

@@ -46,6 +46,8 @@ TEST(KmpcNativeNames, ImportsThatKeepAProcessOnLibomp) {
                          "__kmpc_task_reduction_get_th_data",
                          "__kmpc_fork_teams",
                          "__kmpc_push_num_teams",
+                         "__kmpc_taskred_modifier_init",
+                         "__kmpc_task_reduction_modifier_fini",
                          "GOMP_parallel",
                          "GOMP_loop_ull_dynamic_start",
                          "omp_get_thread_num",
@@ -58,7 +60,7 @@ TEST(KmpcNativeNames, ImportsThatKeepAProcessOnLibomp) {
                          ""})
     EXPECT_FALSE(kmpc_import_blocks(ok)) << ok;
   for (const char* no : {"__kmpc_doacross", "__kmpc_push_proc_bind", "__kmpc_push_num_teams_51",
-                         "__kmpc_taskred_modifier_init", "__kmpc_atomic_fixed4_add",
+                         "__kmpc_task_reduction_modifier_init", "__kmpc_atomic_fixed4_add",
                          "__kmpc_fork_cal", "__kmpc_fork_call_x", "omp_alloc", "omp_free",
                          "omp_target_alloc", "GOMP_offload_register", "__kmpc_"})
     EXPECT_TRUE(kmpc_import_blocks(no)) << no;

@@ -277,5 +277,9 @@ void psk_end_taskgroup(ident_t*, int32_t) {
   psn_GOMP_taskgroup_end();
   taskgroup_reductions_end(reductions);
 }
+// The end of a reduction with the task modifier: its taskgroup's (task_reduction.cpp).
+void psk_task_reduction_modifier_fini(ident_t* loc, int32_t gtid, int32_t) {
+  psk_end_taskgroup(loc, gtid);
+}
 
 }  // extern "C"

@@ -14,16 +14,27 @@
 // The data hangs off the runtime's TaskGroup (kmpc_reductions), which the taskgroup's end reads
 // before the runtime's end frees it; a taskgroup nested in one with reductions finds an outer
 // item through its data's outer link, as libomp's walks its taskgroups' parents.
+//
+// The task modifier (reduction(task, ...) on a region or a worksharing construct: clang calls
+// __kmpc_taskred_modifier_init in every member, then __kmpc_task_reduction_modifier_fini): as
+// libomp, each member opens a taskgroup; the first to arrive makes the copies, one per member,
+// and leaves them in the team (Team::kmpc_modifier); each member's taskgroup gets a view of
+// them whose shared items are its own private items of the construct's reduction. At fini each
+// member ends its taskgroup (its tasks complete); the last one combines the copies into its own
+// private items, which the construct's reduction then combines with the others'. A barrier
+// follows the construct, so the team's slot is free again before the next such construct.
 #include <stdlib.h>
 #include <string.h>
 
 #include <cstdint>
 
 #include "abi/openmp/kmpc/kmpc.h"
+#include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/state.h"
 #include "abi/openmp/runtime/xmalloc.h"
 #include "base/assert.h"
 #include "core/cache_line.h"
+#include "core/futex.h"
 
 // libomp's kmp_taskred_input_t (clang-14 builds it): the item, the original it is initialized
 // from (nullptr: the item), its size, the routines, and the flags word (bit 0: lazy_priv).
@@ -66,8 +77,16 @@ struct Reductions {
   Reductions* outer;  // the enclosing taskgroup's, if it has any
   unsigned members;   // the team's size at init
   int32_t count;
+  // The task modifier's: the team whose copies these are, and which of its slots (0: the
+  // region's, 1: a worksharing construct's); team nullptr: a taskgroup's own reduction.
+  rt::Team* team;
+  int which;
   Item item[1];  // count entries
 };
+
+size_t reductions_bytes(int32_t count) {
+  return sizeof(Reductions) + static_cast<size_t>(count - 1) * sizeof(Item);
+}
 
 // Zeroed memory of `bytes` (a multiple of a line) on lines of its own.
 char* zeroed_lines(size_t bytes) {
@@ -85,6 +104,57 @@ void* copy_of(Item& it, unsigned member) {
   }
   return p;
 }
+
+// The reductions of `in` for a team of `members`, every copy made (and initialized, unless lazy).
+Reductions* make_reductions(unsigned members, int32_t num, const kmp_taskred_input_t* in) {
+  auto* r = static_cast<Reductions*>(rt::xcalloc(1, reductions_bytes(num)));
+  r->members = members;
+  r->count = num;
+  for (int32_t i = 0; i < num; ++i) {
+    Item& it = r->item[i];
+    it.shared = in[i].reduce_shar;
+    it.orig = in[i].reduce_orig != nullptr ? in[i].reduce_orig : in[i].reduce_shar;
+    it.size = (in[i].reduce_size + kCacheLine - 1) / kCacheLine * kCacheLine;
+    if (it.size == 0) it.size = kCacheLine;
+    it.init = reinterpret_cast<InitFn>(in[i].reduce_init);
+    it.fini = reinterpret_cast<FiniFn>(in[i].reduce_fini);
+    it.comb = reinterpret_cast<CombFn>(in[i].reduce_comb);
+    it.lazy = (in[i].flags & kLazyPriv) != 0;
+    if (it.lazy) {
+      it.copies = static_cast<char*>(rt::xcalloc(members, sizeof(void*)));
+      continue;
+    }
+    it.copies = zeroed_lines(members * it.size);
+    if (it.init != nullptr)
+      for (unsigned m = 0; m < members; ++m) it.init(it.copies + m * it.size, it.orig);
+  }
+  return r;
+}
+
+// The innermost reductions of the taskgroups enclosing g (g excluded).
+Reductions* outer_of(const rt::TaskGroup* g) {
+  for (const rt::TaskGroup* o = g->prev; o != nullptr; o = o->prev)
+    if (o->kmpc_reductions != nullptr) return static_cast<Reductions*>(o->kmpc_reductions);
+  return nullptr;
+}
+
+// Combines every copy into the shared items of r, finalizes and frees the copies.
+void combine(Reductions* r) {
+  for (int32_t i = 0; i < r->count; ++i) {
+    Item& it = r->item[i];
+    for (unsigned m = 0; m < r->members; ++m) {
+      void* c = it.lazy ? reinterpret_cast<void**>(it.copies)[m] : it.copies + m * it.size;
+      if (c == nullptr) continue;  // a lazy copy nobody made
+      it.comb(it.shared, c);
+      if (it.fini != nullptr) it.fini(c);
+      if (it.lazy) free(c);
+    }
+    free(it.copies);
+  }
+}
+
+// The team's slot while its first member makes the copies.
+void* const kMaking = reinterpret_cast<void*>(1);
 
 // Whether address a is item it's shared item or one of its copies.
 bool names(const Item& it, const void* a, unsigned members) {
@@ -112,33 +182,40 @@ void* psk_taskred_init(int32_t, int32_t num, void* data) {
   // A team of 1 keeps no copies (get_th_data answers the item), as libomp's; outside a
   // taskgroup there is nothing to hang the data on (not valid OpenMP). The handle is then null.
   if (s.team == nullptr || s.team->n <= 1 || g == nullptr || num <= 0) return nullptr;
-  const unsigned members = s.team->n;
-  auto* r = static_cast<Reductions*>(
-      rt::xcalloc(1, sizeof(Reductions) + static_cast<size_t>(num - 1) * sizeof(Item)));
-  r->members = members;
-  r->count = num;
-  for (const rt::TaskGroup* o = g->prev; o != nullptr && r->outer == nullptr; o = o->prev)
-    r->outer = static_cast<Reductions*>(o->kmpc_reductions);
-  const auto* in = static_cast<const kmp_taskred_input_t*>(data);
-  for (int32_t i = 0; i < num; ++i) {
-    Item& it = r->item[i];
-    it.shared = in[i].reduce_shar;
-    it.orig = in[i].reduce_orig != nullptr ? in[i].reduce_orig : in[i].reduce_shar;
-    it.size = (in[i].reduce_size + kCacheLine - 1) / kCacheLine * kCacheLine;
-    if (it.size == 0) it.size = kCacheLine;
-    it.init = reinterpret_cast<InitFn>(in[i].reduce_init);
-    it.fini = reinterpret_cast<FiniFn>(in[i].reduce_fini);
-    it.comb = reinterpret_cast<CombFn>(in[i].reduce_comb);
-    it.lazy = (in[i].flags & kLazyPriv) != 0;
-    if (it.lazy) {
-      it.copies = static_cast<char*>(rt::xcalloc(members, sizeof(void*)));
-      continue;
-    }
-    it.copies = zeroed_lines(members * it.size);
-    if (it.init != nullptr)
-      for (unsigned m = 0; m < members; ++m) it.init(it.copies + m * it.size, it.orig);
-  }
+  Reductions* r = make_reductions(s.team->n, num, static_cast<const kmp_taskred_input_t*>(data));
+  r->outer = outer_of(g);
   POOLSHIM_ASSERT(g->kmpc_reductions == nullptr);  // one task_reduction init per taskgroup
+  g->kmpc_reductions = r;
+  return r;
+}
+
+void* psk_taskred_modifier_init(ident_t*, int32_t, int32_t is_ws, int32_t num, void* data) {
+  psn_GOMP_taskgroup_start();
+  rt::ThreadState& s = rt::me();
+  rt::Team* t = s.team;
+  rt::TaskGroup* g = s.taskgroup;
+  if (t == nullptr || t->n <= 1 || g == nullptr || num <= 0) return nullptr;
+  const int which = is_ws != 0 ? 1 : 0;
+  std::atomic<void*>& slot = t->kmpc_modifier[which];
+  const auto* in = static_cast<const kmp_taskred_input_t*>(data);
+  void* core = slot.load(std::memory_order_acquire);
+  if (core == nullptr && slot.compare_exchange_strong(core, kMaking, std::memory_order_acq_rel)) {
+    Reductions* made = make_reductions(t->n, num, in);
+    made->team = t;
+    made->which = which;
+    slot.store(made, std::memory_order_release);
+    core = made;
+  }
+  while (core == kMaking) {  // another member is making them: brief (its init routines)
+    poolshim::core::cpu_relax();
+    core = slot.load(std::memory_order_acquire);
+  }
+  const auto* c = static_cast<const Reductions*>(core);
+  POOLSHIM_ASSERT(c->count == num && c->members == t->n);  // the same construct in every member
+  auto* r = static_cast<Reductions*>(rt::xcalloc(1, reductions_bytes(num)));
+  memcpy(r, c, reductions_bytes(num));
+  for (int32_t i = 0; i < num; ++i) r->item[i].shared = in[i].reduce_shar;
+  r->outer = outer_of(g);
   g->kmpc_reductions = r;
   return r;
 }
@@ -164,16 +241,19 @@ namespace poolshim::abi::openmp::kmpc {
 void taskgroup_reductions_end(void* data) {
   auto* r = static_cast<Reductions*>(data);
   if (r == nullptr) return;
-  for (int32_t i = 0; i < r->count; ++i) {
-    Item& it = r->item[i];
-    for (unsigned m = 0; m < r->members; ++m) {
-      void* c = it.lazy ? reinterpret_cast<void**>(it.copies)[m] : it.copies + m * it.size;
-      if (c == nullptr) continue;  // a lazy copy nobody made
-      it.comb(it.shared, c);
-      if (it.fini != nullptr) it.fini(c);
-      if (it.lazy) free(c);
+  if (r->team != nullptr) {  // the task modifier's: the last member combines (file comment)
+    rt::Team* t = r->team;
+    const unsigned done =
+        t->kmpc_modifier_done[r->which].fetch_add(1, std::memory_order_acq_rel) + 1;
+    POOLSHIM_ASSERT(done <= r->members);
+    if (done == r->members) {
+      combine(r);
+      free(t->kmpc_modifier[r->which].load(std::memory_order_relaxed));
+      t->kmpc_modifier_done[r->which].store(0, std::memory_order_relaxed);
+      t->kmpc_modifier[r->which].store(nullptr, std::memory_order_release);
     }
-    free(it.copies);
+  } else {
+    combine(r);
   }
   free(r);
 }

@@ -105,6 +105,10 @@ struct alignas(64) Team {
   std::atomic<uint32_t> task_sleepers{0};
   // Members that reached the region's end (region_member_end: the last one notifies).
   std::atomic<uint32_t> end_arrived{0};
+  // A __kmpc reduction with the task modifier on the region [0] or on a worksharing construct
+  // [1] (kmpc/task_reduction.cpp): the copies every member shares, and the members done with it.
+  std::atomic<void*> kmpc_modifier[2] = {};
+  std::atomic<unsigned> kmpc_modifier_done[2] = {};
 };
 constexpr uint32_t kBarCancelled = 1u << 31;  // in Team::bar's generation; the count is the rest
 inline uint32_t bar_generation(uint64_t bar) { return static_cast<uint32_t>(bar >> 32); }
