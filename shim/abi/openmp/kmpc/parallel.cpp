@@ -50,7 +50,7 @@ namespace {
 // What every member reads to start the body, on one line of the caller's stack that nothing
 // else writes: the microtask and up to kInlineArgs shared variables (argv points into it; more
 // are alloca'd), so that a worker's start costs one miss on it, not one for the region and one
-// for the argument array (docs/openmp.md, "The region's line").
+// for the argument array (docs/openmp.md, "A region's line").
 constexpr int32_t kInlineArgs = 5;
 struct alignas(64) Region {
   kmpc_micro fn;
