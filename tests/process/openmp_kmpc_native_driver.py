@@ -21,6 +21,10 @@ with clang-14 -fopenmp from tests/fixtures/openmp/:
                          dist_schedule chunks run each iteration once, a parallel region in
                          each team, the combined construct: natively at 1-3 threads, libomp's
                          output;
+  kmpc_detach.c          detached tasks (__kmpc_task_allow_completion_event): a chain fulfilled
+                         by later tasks, a dependence and a taskgroup on one, if(0) and final
+                         ones, every member's: natively at 1-3 threads, libomp's output at 2
+                         (libomp 14 aborts on it at 1);
   kmpc_cancel.c          cancel and cancellation points of a static and a dynamic loop, a
                          region, sections and a taskgroup, natively at 1-3 threads with
                          OMP_CANCELLATION true and false: every property line holds (Debian's
@@ -114,6 +118,19 @@ def body(a):
                 pu.check(got.stdout == want.stdout and "__kmpc calls run natively" in got.log,
                          f"{name}, {threads} threads: natively, the same output "
                          f"({got.stdout!r}; {got.log!r})")
+
+        # Its output does not depend on the team's size; libomp 14 aborts on it in a team of
+        # one (an assertion on its task team at the first region's end), so its run at 2
+        # threads is the oracle for all three.
+        exe = build(a, tmp, "kmpc_detach.c")
+        want = run(a, exe, "kmpc_detach, 2 threads, without the shim", True, OMP_NUM_THREADS="2")
+        for threads in ("1", "2", "3"):
+            got = run(a, exe, f"kmpc_detach, {threads} threads, POOLSHIM_KMPC=shim",
+                      **native(a, OMP_NUM_THREADS=threads))
+            pu.check(got.stdout == want.stdout and "successor_after_fulfil=1\n" in got.stdout and
+                     "__kmpc calls run natively" in got.log,
+                     f"kmpc_detach, {threads} threads: natively, libomp's output ({got.stdout!r}; "
+                     f"{want.stdout!r}; {got.log!r})")
 
         exe = build(a, tmp, "kmpc_cancel.c")
         for threads in ("1", "2", "3"):

@@ -17,6 +17,7 @@
 #include "abi/openmp/kmpc/kmpc.h"
 #include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/task_node.h"
 #include "abi/openmp/runtime/xmalloc.h"
 
 // parallel.cpp: this thread's id, as __kmpc_global_thread_num gives it.
@@ -49,6 +50,9 @@ struct alignas(16) Header {
   bool again;     // the routine handed the task back while running
   size_t size;    // header + task + privates + shareds
   runtime::TaskScope* if0_scope;  // an if(0) task's data environment (begin_if0)
+  // A detached task's node, made when its event was handed out (allow_completion_event): the
+  // event is the node's, which lives until the task is complete, after this memory is freed.
+  runtime::TaskNode* detached = nullptr;
 };
 
 // kmp_tasking_flags_t's compiler bits.
@@ -56,6 +60,7 @@ constexpr int32_t kTied = 1 << 0;
 constexpr int32_t kFinal = 1 << 1;
 constexpr int32_t kDestructors = 1 << 3;
 constexpr int32_t kPriority = 1 << 5;
+constexpr int32_t kDetachable = 1 << 6;
 
 // GOMP_TASK_FLAG_* (gomp-constants.h).
 constexpr unsigned kGompUntied = 1u << 0;
@@ -140,6 +145,10 @@ void submit(Task* t, void** depend, bool deferred = true) {
     gomp |= kGompPriority;
     priority = t->data2.priority;
   }
+  if (runtime::TaskNode* node = header_of(t)->detached) {
+    runtime::task_submit_detached(node, deferred, gomp, depend);
+    return;
+  }
   psn_GOMP_task(run_task, &t, nullptr, sizeof t, alignof(Task*), deferred, gomp, depend, priority,
                 nullptr);
 }
@@ -164,6 +173,13 @@ void* psk_omp_task_alloc(ident_t*, int32_t, int32_t flags, size_t sizeof_task,
   return t;
 }
 
+// A target task (target nowait): the host runs its region, so it is a task of its own kind
+// only in being untied, as the specification makes it (libomp's rule; no device is offered).
+void* psk_omp_target_task_alloc(ident_t* loc, int32_t gtid, int32_t flags, size_t sizeof_task,
+                                size_t sizeof_shareds, Routine entry, int64_t) {
+  return psk_omp_task_alloc(loc, gtid, flags & ~kTied, sizeof_task, sizeof_shareds, entry);
+}
+
 int32_t psk_omp_task(ident_t*, int32_t, void* task) {
   submit(static_cast<Task*>(task), nullptr);
   return 0;  // TASK_CURRENT_NOT_QUEUED: the compiler does not look
@@ -176,6 +192,20 @@ int32_t psk_omp_task_with_deps(ident_t*, int32_t, void* task, int32_t ndeps, voi
   void** depend = static_cast<void**>(alloca(sizeof(void*) * (2 + ndeps + ndeps_noalias)));
   submit(static_cast<Task*>(task), gomp_depend(depend, a, ndeps, b, ndeps_noalias));
   return 0;
+}
+
+// detach(event): the handle (omp_event_handle_t, the task's event) is asked for before the task
+// is submitted, so the runtime's node is made now, holding the task's address as GOMP_task's data
+// would; submit() hands the node over. The flag is the compiler's (kmp_tasking_flags_t).
+void* psk_task_allow_completion_event(ident_t*, int32_t, void* task) {
+  Task* t = static_cast<Task*>(task);
+  Header* h = header_of(t);
+  POOLSHIM_ASSERT((h->flags & kDetachable) != 0 && h->detached == nullptr);
+  char* arg;
+  h->detached =
+      poolshim::abi::openmp::runtime::task_alloc(run_task, sizeof t, alignof(Task*), true, &arg);
+  memcpy(arg, &t, sizeof t);
+  return &h->detached->event;
 }
 
 // if(0) with depend: wait for the dependences, then the compiler runs the task itself.
@@ -199,6 +229,8 @@ void psk_omp_task_begin_if0(ident_t*, int32_t, void* task) {
   void* scope =
       poolshim::abi::openmp::runtime::xmalloc(sizeof(poolshim::abi::openmp::runtime::TaskScope));
   h->if0_scope = new (scope) poolshim::abi::openmp::runtime::TaskScope(t);
+  if (h->detached != nullptr)
+    poolshim::abi::openmp::runtime::task_detached_undeferred_begin(h->detached);
 }
 void psk_omp_task_complete_if0(ident_t*, int32_t gtid, void* task) {
   Task* t = static_cast<Task*>(task);
@@ -207,7 +239,10 @@ void psk_omp_task_complete_if0(ident_t*, int32_t gtid, void* task) {
   h->running = false;
   h->if0_scope->~TaskScope();
   free(h->if0_scope);
+  poolshim::abi::openmp::runtime::TaskNode* detached = h->detached;
   finish(t, gtid);
+  // As an undeferred detached task of GOMP_task: its creator waits for the event.
+  if (detached != nullptr) poolshim::abi::openmp::runtime::task_detached_undeferred_end(detached);
 }
 
 // taskloop: the pattern task (its lb and ub, pointers into its privates, hold the whole range,
@@ -244,7 +279,7 @@ void psk_taskloop(ident_t*, int32_t gtid, void* task, int32_t if_val, uint64_t* 
     const uint64_t count = trip / ntasks + (k < trip % ntasks ? 1 : 0);
     auto* copy = static_cast<char*>(poolshim::abi::openmp::runtime::xmalloc(h->size));
     memcpy(copy, h, h->size);
-    auto* ch = new (copy) Header{h->flags, false, false, h->size, nullptr};
+    auto* ch = new (copy) Header{h->flags, false, false, h->size, nullptr, nullptr};
     Task* t = reinterpret_cast<Task*>(ch + 1);
     if (pattern->shareds != nullptr) t->shareds = copy + shareds_at;
     const uint64_t last = up ? first + (count - 1) * step : first - (count - 1) * step;

@@ -317,17 +317,28 @@ bool taskgroup_cancelled();
 bool taskgroup_cancelled(const TaskGroup* g);
 
 // Deferred tasks (task_queue.cpp). task_deferrable(): whether a new task of the calling
-// thread may be queued (a team of more than one, or of one for a detached task, whose creator
-// must not wait for its event there, as libgomp defers every task of a team; not inside a final
-// task; fewer than libgomp's 64 tasks per member pending; extra: tasks about to be created).
-// task_alloc() makes a node with room for arg_size bytes aligned to arg_align (its event,
-// &node->event, is the task's omp_event_handle_t for detach); task_submit() binds it to the calling
-// thread's current task and taskgroup and queues it, or with a depend array (GOMP_task's) once its
-// earlier siblings that it depends on are complete (task_depend.cpp). copied: its data came from a
-// copy function (a cancelled taskgroup still runs it, as libgomp's).
-bool task_deferrable(unsigned long extra, bool detached = false);
+// thread may be queued (a team of more than one, or of one when `alone`: a detached task, whose
+// creator must not wait for its event there, or a task with depend clauses, which may depend on
+// one, as libgomp defers every task of a team; not inside a final task; fewer than libgomp's 64
+// tasks per member pending; extra: tasks about to be created). task_alloc() makes a node with room
+// for arg_size bytes aligned to arg_align (its event, &node->event, is the task's
+// omp_event_handle_t for detach); task_submit() binds it to the calling thread's current task and
+// taskgroup and queues it, or with a depend array (GOMP_task's) once its earlier siblings that it
+// depends on are complete (task_depend.cpp). copied: its data came from a copy function (a
+// cancelled taskgroup still runs it, as libgomp's).
+bool task_deferrable(unsigned long extra, bool alone = false);
 TaskNode* task_alloc(void (*fn)(void*), long arg_size, long arg_align, bool detach, char** arg);
 void task_submit(TaskNode* node, bool final, bool copied, void** depend);
+// The __kmpc ABI's detached task (kmpc/task.cpp): __kmpc_task_allow_completion_event hands out its
+// event before the task is submitted, so its node (task_alloc with detach: the event is
+// &node->event) exists first, with its body and data. task_submit_detached() then does what
+// GOMP_task does with a task (flags and depend as GOMP_task's): discards it, queues it, or, when
+// it may not be deferred, runs it at once and waits for its event. A task the compiler runs itself
+// (if(0)) calls the undeferred pair around its body instead: begin turns the node's event into an
+// undeferred task's (omp_fulfill_event sets it and wakes), end waits for it and frees the node.
+void task_submit_detached(TaskNode* node, bool if_clause, unsigned flags, void** depend);
+void task_detached_undeferred_begin(TaskNode* node);
+void task_detached_undeferred_end(TaskNode* node);
 // Waits, running queued tasks, until the calling task's children are complete (taskwait).
 void task_wait_children();
 // Waits, running queued tasks, until the calling task's children that a task with this depend

@@ -1,19 +1,19 @@
 // Native tasks: GOMP_task, taskwait, taskyield, taskgroups, omp_in_final, omp_fulfill_event.
 //
 // A task that may be deferred (task_queue.cpp's task_deferrable: in a team of more than one, or of
-// one when detached; not inside a final task; if clause true) is queued in the team, with depend
-// clauses once the earlier siblings it depends on are complete (task_depend.cpp). Any other task is
-// undeferred, as libgomp's: executed at once by the thread that meets it (a thread outside a team,
-// if(0), inside a final task, or more than 64 tasks per member pending), once the earlier siblings
-// it depends on are complete when it has depend clauses; the deferred tasks it creates are its own
-// children (its taskwait waits for them alone). What a task carries, as libgomp's do: its taskgroup
-// is its encountering task's innermost one; it is final when that task is or when it has
-// final(true) (omp_in_final); it does not start when its team or taskgroup was cancelled
-// (cancel.cpp); while it runs it has its own ICVs and identity (current_task(): nest locks;
-// TaskScope for an undeferred task, its node for a deferred one). A detached task's event
-// (task_node.h's TaskEvent): a deferred one's is in its node and its completion waits for it; an
-// undeferred one's is on its creator's stack, and its creator waits for it after the body, as
-// libgomp's does.
+// one when detached or with depend clauses; not inside a final task; if clause true) is queued in
+// the team, with depend clauses once the earlier siblings it depends on are complete
+// (task_depend.cpp). Any other task is undeferred, as libgomp's: executed at once by the thread
+// that meets it (a thread outside a team, if(0), inside a final task, or more than 64 tasks per
+// member pending), once the earlier siblings it depends on are complete when it has depend clauses;
+// the deferred tasks it creates are its own children (its taskwait waits for them alone). What a
+// task carries, as libgomp's do: its taskgroup is its encountering task's innermost one; it is
+// final when that task is or when it has final(true) (omp_in_final); it does not start when its
+// team or taskgroup was cancelled (cancel.cpp); while it runs it has its own ICVs and identity
+// (current_task(): nest locks; TaskScope for an undeferred task, its node for a deferred one). A
+// detached task's event (task_node.h's TaskEvent): a deferred one's is in its node and its
+// completion waits for it; an undeferred one's is on its creator's stack, and its creator waits for
+// it after the body, as libgomp's does.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +45,34 @@ void wait_fulfilled(TaskEvent& event) {
   while (!fulfilled()) poolshim::core::futex_wait(&event.fulfilled, 0);
 }
 
+// An undeferred task's body, run by its creator at once: its own data environment and identity,
+// its deferred tasks its own children (task_undeferred_begin).
+void run_undeferred(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
+                    long arg_align, unsigned flags) {
+  ThreadState& s = me();
+  TaskGroup* taskgroup = s.taskgroup;
+  bool was_final = s.in_final;
+  char self;  // the task's identity while it runs (nest locks), with its own ICVs (icv-1.c)
+  TaskScope scope(&self);
+  TaskNode* outer = task_undeferred_begin();
+  s.in_final = was_final || (flags & kTaskFlagFinal) != 0;
+  if (cpyfn == nullptr) {
+    fn(data);
+  } else {
+    size_t size = static_cast<size_t>(arg_size) + static_cast<size_t>(arg_align) - 1;
+    char stack_buf[256];
+    char* buf = size <= sizeof stack_buf ? stack_buf : static_cast<char*>(xmalloc(size));
+    char* arg = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(buf) + arg_align - 1) &
+                                        ~static_cast<uintptr_t>(arg_align - 1));
+    cpyfn(arg, data);
+    fn(arg);
+    if (buf != stack_buf) free(buf);
+  }
+  task_undeferred_end(outer);
+  s.in_final = was_final;  // the same thread: an undeferred task never migrates
+  s.taskgroup = taskgroup;
+}
+
 }  // namespace
 
 void taskgroup_start() {
@@ -72,6 +100,38 @@ void taskgroup_end() {
   delete g;
 }
 
+void task_submit_detached(TaskNode* n, bool if_clause, unsigned flags, void** depend) {
+  POOLSHIM_ASSERT(n->event.node == n && n->holds.load(std::memory_order_relaxed) == 2);
+  if (task_discarded()) {
+    // Discarded as GOMP_task discards: never queued, so its completion is nobody's; the node
+    // stays allocated (a later omp_fulfill_event of its handle writes into it) and is lost.
+    n->event.node = nullptr;
+    if ((flags & kTaskFlagRunsDiscarded) != 0) n->fn(n->arg);
+    return;
+  }
+  if ((flags & kTaskFlagDepend) == 0) depend = nullptr;
+  if (if_clause && task_deferrable(0, true)) {
+    task_submit(n, (flags & kTaskFlagFinal) != 0, (flags & kTaskFlagRunsDiscarded) != 0, depend);
+    return;
+  }
+  if (depend != nullptr) task_wait_depend(depend);
+  task_detached_undeferred_begin(n);
+  run_undeferred(n->fn, n->arg, nullptr, 0, 1, flags);
+  task_detached_undeferred_end(n);
+}
+
+void task_detached_undeferred_begin(TaskNode* n) {
+  POOLSHIM_ASSERT(n->event.node == n && n->team == nullptr);  // never submitted
+  n->event.node = nullptr;  // omp_fulfill_event now sets `fulfilled` and wakes its waiter
+}
+
+void task_detached_undeferred_end(TaskNode* n) {
+  POOLSHIM_ASSERT(n->event.node == nullptr);
+  wait_fulfilled(n->event);  // as GOMP_task's undeferred detached task
+  n->~TaskNode();
+  free(n);  // omp_fulfill_event's wake names only the address (see psn_omp_fulfill_event)
+}
+
 }  // namespace poolshim::abi::openmp::runtime
 
 using namespace poolshim::abi::openmp::runtime;
@@ -89,7 +149,9 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
   }
   bool detached = (flags & kTaskFlagDetach) != 0 && detach != nullptr;
   if ((flags & kTaskFlagDepend) == 0) depend = nullptr;
-  if (if_clause && task_deferrable(0, detached)) {
+  // In a team of one, a task with depend clauses is queued too: a predecessor may be a detached
+  // task whose event a later task fulfils, which an undeferred wait would never see.
+  if (if_clause && task_deferrable(0, detached || depend != nullptr)) {
     char* arg;
     TaskNode* node = task_alloc(fn, arg_size, arg_align, detached, &arg);
     if (detached) publish_event(detach, data, &node->event);
@@ -113,28 +175,7 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
   if (depend != nullptr) task_wait_depend(depend);
   TaskEvent event;  // a detached one's: it is complete once its body returned and this fulfilled
   if (detached) publish_event(detach, data, &event);
-  ThreadState& s = me();
-  TaskGroup* taskgroup = s.taskgroup;
-  bool was_final = s.in_final;
-  char self;  // the task's identity while it runs (nest locks), with its own ICVs (icv-1.c)
-  TaskScope scope(&self);
-  TaskNode* outer = task_undeferred_begin();
-  s.in_final = was_final || (flags & kTaskFlagFinal) != 0;
-  if (cpyfn == nullptr) {
-    fn(data);
-  } else {
-    size_t size = static_cast<size_t>(arg_size) + static_cast<size_t>(arg_align) - 1;
-    char stack_buf[256];
-    char* buf = size <= sizeof stack_buf ? stack_buf : static_cast<char*>(xmalloc(size));
-    char* arg = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(buf) + arg_align - 1) &
-                                        ~static_cast<uintptr_t>(arg_align - 1));
-    cpyfn(arg, data);
-    fn(arg);
-    if (buf != stack_buf) free(buf);
-  }
-  task_undeferred_end(outer);
-  s.in_final = was_final;  // the same thread: an undeferred task never migrates
-  s.taskgroup = taskgroup;
+  run_undeferred(fn, data, cpyfn, arg_size, arg_align, flags);
   if (detached) wait_fulfilled(event);  // as libgomp: its creator waits for the event
 }
 

@@ -175,11 +175,11 @@ void queue_task(Team* t, TaskNode* n) {
   q.lock.unlock();
 }
 
-bool task_deferrable(unsigned long extra, bool detached) {
+bool task_deferrable(unsigned long extra, bool alone) {
   if (!POOLSHIM_OPENMP_DEFERRED_TASKS) return false;
   const ThreadState& s = me();
   const Team* t = s.team;
-  if (t == nullptr || !(t->n > 1 || detached) || s.in_final) return false;
+  if (t == nullptr || !(t->n > 1 || alone) || s.in_final) return false;
   // libgomp's bound on the creator's own pending tasks (kBoundMembers): its own line only.
   const TaskQueue* qs = queues_of(t);
   const unsigned long own = qs != nullptr ? pending_of(qs[s.num]) : 0;
