@@ -261,9 +261,14 @@ def compile_test(test, root, work, cc="gcc"):
     return exe, None
 
 
+# What every run of every column gets before the test's own variables (--threads).
+BASE_ENV = {}
+
+
 def run_test(test, exe, mode_env, timeout):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("OMP_", "GOMP_", "POOLSHIM_")) and k != "LD_PRELOAD"}
+    env.update(BASE_ENV)
     env.update(test.env)
     env.update(mode_env)
     start = time.monotonic()
@@ -319,9 +324,14 @@ def main():
     ap.add_argument("--clang", action="store_true",
                     help="add the clang-14 column: built with clang-14 -fopenmp, run on libomp "
                          "without and with the preload (with --native: and POOLSHIM_KMPC=shim)")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="run every column with OMP_NUM_THREADS=N unless the test sets it (teams "
+                         "of one, or more members than CPUs); default: unset")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=60.0)
     a = ap.parse_args()
+    if a.threads > 0:
+        BASE_ENV["OMP_NUM_THREADS"] = str(a.threads)
 
     if not os.path.exists(a.shim):
         sys.exit("libgomp_suite: no shim at %s (build first, or --shim)" % a.shim)

@@ -6,7 +6,8 @@
 #  - process.openmp.libgomp_subset: a fast subset of GCC's own libgomp testsuite, without and
 #    with the preload, forwarding and native (scripts/libgomp_suite.py --subset --native; the
 #    full run is scripts/libgomp_suite.sh); where clang-14 and libomp-14-dev are installed, the
-#    same tests built by clang-14 on LLVM's libomp, without and with the preload (--clang).
+#    same tests built by clang-14 on LLVM's libomp, without and with the preload (--clang);
+#    process.openmp.libgomp_team_of_one: its task tests at OMP_NUM_THREADS=1 (--threads 1).
 #    Skipped where Debian's gcc-12-source is not installed (scripts/deps.sh openmp).
 
 poolshim_missing(_why PYTHON)
@@ -108,8 +109,19 @@ if(_gcc_tarball AND NOT POOLSHIM_SANITIZE)
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/libgomp_suite.py
       --shim $<TARGET_FILE:poolshim> --work ${PROJECT_BINARY_DIR}/libgomp-subset --subset 16 --native
       ${_clang_column} --timeout 60)
+  # Teams of one (OMP_NUM_THREADS=1), where the native runtime runs most tasks undeferred and
+  # nobody else runs what a wait leaves queued: the suite's task dependence, detach, taskgroup
+  # and taskwait tests, natively and on libgomp (three of them hung natively in a build that
+  # deferred every task with depend clauses in a team of one).
+  poolshim_process_test(openmp libgomp_team_of_one TIMEOUT 600
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/libgomp_suite.py
+      --shim $<TARGET_FILE:poolshim> --work ${PROJECT_BINARY_DIR}/libgomp-team-of-one --native
+      --native-only --threads 1 --timeout 60
+      --match "depend-[0-9]|task-detach|taskgroup|taskwait|target-32")
 else()
   poolshim_process_test(openmp libgomp_subset SKIPPED
+    "no GCC tarball under /usr/src/gcc-12 (scripts/deps.sh openmp), or a sanitizer build")
+  poolshim_process_test(openmp libgomp_team_of_one SKIPPED
     "no GCC tarball under /usr/src/gcc-12 (scripts/deps.sh openmp), or a sanitizer build")
 endif()
 

@@ -109,6 +109,9 @@ struct alignas(64) Team {
   // [1] (kmpc/task_reduction.cpp): the copies every member shares, and the members done with it.
   std::atomic<void*> kmpc_modifier[2] = {};
   std::atomic<unsigned> kmpc_modifier_done[2] = {};
+  // Detached tasks submitted and not complete (task_queue.cpp): while there is one, a team of one
+  // defers its tasks with depend clauses too (task_deferrable's `alone`).
+  std::atomic<unsigned> detached_incomplete{0};
 };
 constexpr uint32_t kBarCancelled = 1u << 31;  // in Team::bar's generation; the count is the rest
 inline uint32_t bar_generation(uint64_t bar) { return static_cast<uint32_t>(bar >> 32); }
@@ -318,15 +321,20 @@ bool taskgroup_cancelled(const TaskGroup* g);
 
 // Deferred tasks (task_queue.cpp). task_deferrable(): whether a new task of the calling
 // thread may be queued (a team of more than one, or of one when `alone`: a detached task, whose
-// creator must not wait for its event there, or a task with depend clauses, which may depend on
-// one, as libgomp defers every task of a team; not inside a final task; fewer than libgomp's 64
-// tasks per member pending; extra: tasks about to be created). task_alloc() makes a node with room
+// creator must not wait for its event there, or a task with depend clauses while a detached task
+// is incomplete (team_detached_incomplete), as it may depend on one: libgomp defers every task
+// of a team; not inside a final task; fewer than libgomp's 64 tasks per member pending; extra:
+// tasks about to be created). task_alloc() makes a node with room
 // for arg_size bytes aligned to arg_align (its event, &node->event, is the task's
 // omp_event_handle_t for detach); task_submit() binds it to the calling thread's current task and
 // taskgroup and queues it, or with a depend array (GOMP_task's) once its earlier siblings that it
 // depends on are complete (task_depend.cpp). copied: its data came from a copy function (a
 // cancelled taskgroup still runs it, as libgomp's).
 bool task_deferrable(unsigned long extra, bool alone = false);
+inline bool team_detached_incomplete() {
+  const Team* t = me().team;
+  return t != nullptr && t->detached_incomplete.load(std::memory_order_relaxed) != 0;
+}
 TaskNode* task_alloc(void (*fn)(void*), long arg_size, long arg_align, bool detach, char** arg);
 void task_submit(TaskNode* node, bool final, bool copied, void** depend);
 // The __kmpc ABI's detached task (kmpc/task.cpp): __kmpc_task_allow_completion_event hands out its

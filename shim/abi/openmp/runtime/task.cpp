@@ -1,19 +1,19 @@
 // Native tasks: GOMP_task, taskwait, taskyield, taskgroups, omp_in_final, omp_fulfill_event.
 //
 // A task that may be deferred (task_queue.cpp's task_deferrable: in a team of more than one, or of
-// one when detached or with depend clauses; not inside a final task; if clause true) is queued in
-// the team, with depend clauses once the earlier siblings it depends on are complete
-// (task_depend.cpp). Any other task is undeferred, as libgomp's: executed at once by the thread
-// that meets it (a thread outside a team, if(0), inside a final task, or more than 64 tasks per
-// member pending), once the earlier siblings it depends on are complete when it has depend clauses;
-// the deferred tasks it creates are its own children (its taskwait waits for them alone). What a
-// task carries, as libgomp's do: its taskgroup is its encountering task's innermost one; it is
-// final when that task is or when it has final(true) (omp_in_final); it does not start when its
-// team or taskgroup was cancelled (cancel.cpp); while it runs it has its own ICVs and identity
-// (current_task(): nest locks; TaskScope for an undeferred task, its node for a deferred one). A
-// detached task's event (task_node.h's TaskEvent): a deferred one's is in its node and its
-// completion waits for it; an undeferred one's is on its creator's stack, and its creator waits for
-// it after the body, as libgomp's does.
+// one when detached, or with depend clauses while a detached task is incomplete; not inside a final
+// task; if clause true) is queued in the team, with depend clauses once the earlier siblings it
+// depends on are complete (task_depend.cpp). Any other task is undeferred, as libgomp's: executed
+// at once by the thread that meets it (a thread outside a team, if(0), inside a final task, or more
+// than 64 tasks per member pending), once the earlier siblings it depends on are complete when it
+// has depend clauses; the deferred tasks it creates are its own children (its taskwait waits for
+// them alone). What a task carries, as libgomp's do: its taskgroup is its encountering task's
+// innermost one; it is final when that task is or when it has final(true) (omp_in_final); it does
+// not start when its team or taskgroup was cancelled (cancel.cpp); while it runs it has its own
+// ICVs and identity (current_task(): nest locks; TaskScope for an undeferred task, its node for a
+// deferred one). A detached task's event (task_node.h's TaskEvent): a deferred one's is in its node
+// and its completion waits for it; an undeferred one's is on its creator's stack, and its creator
+// waits for it after the body, as libgomp's does.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,9 +149,11 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
   }
   bool detached = (flags & kTaskFlagDetach) != 0 && detach != nullptr;
   if ((flags & kTaskFlagDepend) == 0) depend = nullptr;
-  // In a team of one, a task with depend clauses is queued too: a predecessor may be a detached
-  // task whose event a later task fulfils, which an undeferred wait would never see.
-  if (if_clause && task_deferrable(0, detached || depend != nullptr)) {
+  // In a team of one, a task with depend clauses is queued too while a detached task is
+  // incomplete: that may be a predecessor whose event a later task fulfils, which an undeferred
+  // wait would never see.
+  if (if_clause &&
+      task_deferrable(0, detached || (depend != nullptr && team_detached_incomplete()))) {
     char* arg;
     TaskNode* node = task_alloc(fn, arg_size, arg_align, detached, &arg);
     if (detached) publish_event(detach, data, &node->event);

@@ -42,6 +42,7 @@ struct TaskNode {
   bool final = false;
   bool copied = false;    // its data came from a copy function
   bool implicit = false;  // an implicit task's node (freed at the region's end)
+  bool detached = false;  // made by task_alloc with detach: counted in detached_incomplete
   Icv icv;                // its data environment's ICVs while it runs
   TaskEvent event;        // its omp_event_handle_t when detached (event.node: this node)
   // 1 for itself until it is complete, plus 1 per child not yet complete; freed at 0. While it

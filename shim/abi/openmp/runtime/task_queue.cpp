@@ -95,6 +95,11 @@ void complete(TaskNode* n) {
   TaskGroup* g = n->taskgroup;
   TaskQueue& home = queues_of(t)[n->home];
   home.inflight.fetch_add(1, std::memory_order_acq_rel);
+  if (n->detached) {
+    const unsigned before = t->detached_incomplete.fetch_sub(1, std::memory_order_relaxed);
+    POOLSHIM_ASSERT(before > 0);  // counted when it was submitted
+    (void)before;
+  }
   if (n->deps != nullptr) {  // its successors may start (task_depend.cpp)
     t->task_lock.lock();
     depend_complete_locked(n);
@@ -195,7 +200,10 @@ TaskNode* task_alloc(void (*fn)(void*), long arg_size, long arg_align, bool deta
   n->arg = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(n + 1) + align - 1) &
                                    ~static_cast<uintptr_t>(align - 1));
   n->event.node = n;
-  if (detach) n->holds.store(2, std::memory_order_relaxed);
+  if (detach) {
+    n->holds.store(2, std::memory_order_relaxed);
+    n->detached = true;
+  }
   *arg = n->arg;
   return n;
 }
@@ -210,6 +218,7 @@ void task_submit(TaskNode* n, bool final, bool copied, void** depend) {
   n->copied = copied;
   n->taskgroup = s.taskgroup;
   n->icv = s.icv;
+  if (n->detached) t->detached_incomplete.fetch_add(1, std::memory_order_relaxed);
   TaskNode* parent = implicit_node();
   n->parent = parent;
   parent->refs.fetch_add(1, std::memory_order_relaxed);
