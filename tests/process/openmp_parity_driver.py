@@ -7,8 +7,9 @@ read as libgomp decides it (a runtime that gets a scenario wrong prints "stuck",
 uses 32 MiB of its stack runs in every mode (pthread's default 8 MiB crashes it). And the
 scenarios that hang on a runtime that gets them wrong, each in a process of its own under a
 timeout: taskgroup_depend (the region's end is a barrier that runs tasks), detach_team1
-(detached tasks in a team of one are deferred) and detach_depend_team1 (so is a task that depends
-on one).
+(detached tasks in a team of one are deferred), detach_depend_team1 (so is a task that depends
+on one), detach_taskgroup_team1 and detach_chain_team1 (a taskgroup's end and an if(0) task's
+dependences run the sibling their tasks wait behind).
 --part bind: under OMP_PROC_BIND/OMP_PLACES settings, a team's members are where libgomp puts them
 (place, partition, CPU mask), natively as without the shim, and the native budget counts the
 process's CPUs, not the one place libgomp's constructor pinned the initial thread to.
@@ -107,7 +108,9 @@ def body(a):
     om.check_alike(m, outputs, None)
     for part, want in (("taskgroup_depend", "taskgroup_depend=ok seen=1 x=2"),
                        ("detach_team1", "detach_team1=ok x=1 y=1 z=1"),
-                       ("detach_depend_team1", "detach_depend_team1=ok a=1 b=2")):
+                       ("detach_depend_team1", "detach_depend_team1=ok a=1 b=2"),
+                       ("detach_taskgroup_team1", "detach_taskgroup_team1=ok x=1 y=2 z=-1"),
+                       ("detach_chain_team1", "detach_chain_team1=ok x=1 y=2 z=3 w=-1")):
         for name, env in m:
             r = pu.run([a.program, part], pu.clean_env(**env), what=a.program, timeout=30)
             pu.check(r.returncode == 0 and r.stdout.strip() == want,

@@ -260,13 +260,17 @@ void task_wait_depend(void** depend) {
   unsigned preds = p->dep_children != nullptr ? depend_register_locked(p, &waiter, false) : 0;
   t->task_lock.unlock();
   if (preds == 0) return;
-  // As libgomp: meanwhile it runs only the siblings it waits for, never an unrelated one (which
-  // might wait for what its creator does after this).
+  // Meanwhile it runs only the siblings it waits for, never an unrelated one (which might wait
+  // for what its creator does after this); in a team of one, when none of those is queued (they
+  // wait for their own dependences, perhaps on an older sibling that nobody else would run),
+  // another sibling, as libgomp does in any team.
+  const bool alone = t->n == 1;
   wait_until(
       t, [&waiter] { return waiter.npred.load(std::memory_order_acquire) == 0; },
       [p, &waiter](const TaskNode* n) {
         return n->parent == p && n->deps != nullptr && depend_conflict(n, &waiter);
-      });
+      },
+      [p, alone](const TaskNode* n) { return alone && n->parent == p; });
 }
 
 void task_undeferred_release(TaskNode* own) {
@@ -277,9 +281,16 @@ void task_undeferred_release(TaskNode* own) {
 
 void task_wait_group(TaskGroup* g) {
   if (g->tasks.load(std::memory_order_acquire) == 0) return;
+  // In a team of one, when none of its tasks is queued (they wait for their dependences), the
+  // encountering task's other children, as libgomp's taskgroup end: one of them may be the
+  // sibling they wait for, created before the taskgroup, which nobody else would run. (In a
+  // larger team the other members run it, and this wait never runs a task outside its group.)
+  const ThreadState& s = me();
+  const TaskNode* p = s.team != nullptr && s.team->n == 1 ? s.node : nullptr;
   wait_until(
-      me().team, [g] { return g->tasks.load(std::memory_order_acquire) == 0; },
-      [g](const TaskNode* n) { return n->taskgroup == g; });
+      s.team, [g] { return g->tasks.load(std::memory_order_acquire) == 0; },
+      [g](const TaskNode* n) { return n->taskgroup == g; },
+      [p](const TaskNode* n) { return p != nullptr && n->parent == p; });
 }
 
 void task_fulfill(TaskNode* n) { end_hold(n); }
