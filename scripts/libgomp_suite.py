@@ -327,9 +327,15 @@ def main():
     ap.add_argument("--threads", type=int, default=0,
                     help="run every column with OMP_NUM_THREADS=N unless the test sets it (teams "
                          "of one, or more members than CPUs); default: unset")
+    ap.add_argument("--shim-env", action="append", default=[], metavar="NAME=VALUE",
+                    help="set NAME=VALUE in every column that preloads the shim (repeatable; e.g. "
+                         "POOLSHIM_NUM_THREADS=1: a budget of one thread)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=60.0)
     a = ap.parse_args()
+    for kv in a.shim_env:
+        if "=" not in kv or kv.startswith("="):
+            ap.error("--shim-env wants NAME=VALUE, not %r" % kv)
     if a.threads > 0:
         BASE_ENV["OMP_NUM_THREADS"] = str(a.threads)
 
@@ -365,6 +371,10 @@ def main():
         clang_modes = []
     elif not shutil.which("clang-14"):
         sys.exit("libgomp_suite: --clang needs clang-14 and libomp-14-dev (scripts/deps.sh openmp)")
+    for name, value in (kv.split("=", 1) for kv in a.shim_env):
+        for _, env in modes + clang_modes:
+            if "LD_PRELOAD" in env:
+                env[name] = value
     columns = modes + clang_modes
 
     def one(t):
