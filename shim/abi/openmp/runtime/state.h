@@ -324,12 +324,12 @@ bool taskgroup_cancelled(const TaskGroup* g);
 // creator must not wait for its event there, or a task with depend clauses while a detached task
 // is incomplete (team_detached_incomplete), as it may depend on one: libgomp defers every task
 // of a team; not inside a final task; fewer than libgomp's 64 tasks per member pending; extra:
-// tasks about to be created). task_alloc() makes a node with room
-// for arg_size bytes aligned to arg_align (its event, &node->event, is the task's
-// omp_event_handle_t for detach); task_submit() binds it to the calling thread's current task and
-// taskgroup and queues it, or with a depend array (GOMP_task's) once its earlier siblings that it
-// depends on are complete (task_depend.cpp). copied: its data came from a copy function (a
-// cancelled taskgroup still runs it, as libgomp's).
+// tasks about to be created). task_alloc() makes a node with room for arg_size bytes aligned to
+// arg_align (its event, &node->event, is the task's omp_event_handle_t for detach);
+// task_submit() binds it to the calling thread's current task and taskgroup and queues it, or
+// with a depend array (GOMP_task's) once its earlier siblings that it depends on are complete
+// (task_depend.cpp). copied: its data came from a copy function (a cancelled taskgroup still runs
+// it, as libgomp's).
 bool task_deferrable(unsigned long extra, bool alone = false);
 inline bool team_detached_incomplete() {
   const Team* t = me().team;
