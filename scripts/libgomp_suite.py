@@ -261,7 +261,7 @@ def compile_test(test, root, work, cc="gcc"):
     return exe, None
 
 
-# What every run of every column gets before the test's own variables (--threads).
+# What every run of every column gets before the test's own variables (--threads, --env).
 BASE_ENV = {}
 
 
@@ -327,15 +327,20 @@ def main():
     ap.add_argument("--threads", type=int, default=0,
                     help="run every column with OMP_NUM_THREADS=N unless the test sets it (teams "
                          "of one, or more members than CPUs); default: unset")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="set NAME=VALUE in every column unless the test sets it (repeatable; "
+                         "e.g. OMP_WAIT_POLICY=passive)")
     ap.add_argument("--shim-env", action="append", default=[], metavar="NAME=VALUE",
                     help="set NAME=VALUE in every column that preloads the shim (repeatable; e.g. "
                          "POOLSHIM_NUM_THREADS=1: a budget of one thread)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=60.0)
     a = ap.parse_args()
-    for kv in a.shim_env:
-        if "=" not in kv or kv.startswith("="):
-            ap.error("--shim-env wants NAME=VALUE, not %r" % kv)
+    for option, values in (("--env", a.env), ("--shim-env", a.shim_env)):
+        for kv in values:
+            if "=" not in kv or kv.startswith("="):
+                ap.error("%s wants NAME=VALUE, not %r" % (option, kv))
+    BASE_ENV.update(kv.split("=", 1) for kv in a.env)
     if a.threads > 0:
         BASE_ENV["OMP_NUM_THREADS"] = str(a.threads)
 
