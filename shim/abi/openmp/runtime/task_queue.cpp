@@ -244,8 +244,7 @@ void task_wait_children() {
   TaskNode* p = s.node;
   if (p == nullptr || p->refs.load(std::memory_order_acquire) == 1) return;
   wait_until(
-      s.team, [p] { return p->refs.load(std::memory_order_acquire) == 1; },
-      [p](const TaskNode* n) { return n->parent == p; });
+      s.team, [p] { return p->refs.load(std::memory_order_acquire) == 1; }, ChildOf{p});
 }
 
 void task_wait_depend(void** depend) {
@@ -264,13 +263,12 @@ void task_wait_depend(void** depend) {
   // for what its creator does after this); in a team of one, when none of those is queued (they
   // wait for their own dependences, perhaps on an older sibling that nobody else would run),
   // another sibling, as libgomp does in any team.
-  const bool alone = t->n == 1;
   wait_until(
       t, [&waiter] { return waiter.npred.load(std::memory_order_acquire) == 0; },
       [p, &waiter](const TaskNode* n) {
         return n->parent == p && n->deps != nullptr && depend_conflict(n, &waiter);
       },
-      [p, alone](const TaskNode* n) { return alone && n->parent == p; });
+      t->n == 1 ? p : nullptr);
 }
 
 void task_undeferred_release(TaskNode* own) {
@@ -286,11 +284,9 @@ void task_wait_group(TaskGroup* g) {
   // sibling they wait for, created before the taskgroup, which nobody else would run. (In a
   // larger team the other members run it, and this wait never runs a task outside its group.)
   const ThreadState& s = me();
-  const TaskNode* p = s.team != nullptr && s.team->n == 1 ? s.node : nullptr;
   wait_until(
       s.team, [g] { return g->tasks.load(std::memory_order_acquire) == 0; },
-      [g](const TaskNode* n) { return n->taskgroup == g; },
-      [p](const TaskNode* n) { return p != nullptr && n->parent == p; });
+      [g](const TaskNode* n) { return n->taskgroup == g; }, s.team->n == 1 ? s.node : nullptr);
 }
 
 void task_fulfill(TaskNode* n) { end_hold(n); }

@@ -57,9 +57,10 @@ struct AnyTask {
 };
 inline constexpr AnyTask any_task{};
 
-// No task (a wait without a second choice: wait_until's fallback).
-struct NoTask {
-  bool operator()(const TaskNode*) const { return false; }
+// The queued children of a task (a taskwait's; wait_until's second choice).
+struct ChildOf {
+  const TaskNode* parent;
+  bool operator()(const TaskNode* n) const { return n->parent == parent; }
 };
 
 // A node of queue q that pick accepts (q's lock held): AnyTask's is the oldest; any other pick's
@@ -114,24 +115,23 @@ bool any_queued(Team* t, Pick pick) {
   return false;
 }
 
-// Runs the tasks pick accepts until done() holds, and those fallback accepts when no task pick
-// accepts is queued; spins as the pool's idle workers do, by time
+// Runs the tasks pick accepts until done() holds, and when or_child_of is set the queued children
+// of that task while no task pick accepts is queued; spins as the pool's idle workers do, by time
 // (wait_spin_ns(): wait::kSpinNs, 0 with OMP_WAIT_POLICY=passive; the clock every
 // wait::kClockPauses pauses), running any task that comes meanwhile, then sleeps on the team's
 // task_event (core/wait.h's sleep_on, counted in task_sleepers). notify() bumps the event only
 // while somebody sleeps, so the sleeper's last look, once counted, asks both what it waits for
 // and whether a task it could run is queued: either that look sees the waker's change, or the
 // waker sees the sleeper counted and bumps the event it read before (core/wait.h).
-template <typename Done, typename Pick, typename Fallback = NoTask>
-void wait_until(Team* t, Done done, Pick pick, Fallback fallback = {}) {
-  constexpr bool kFallback = !std::is_same_v<Fallback, NoTask>;
+template <typename Done, typename Pick>
+void wait_until(Team* t, Done done, Pick pick, const TaskNode* or_child_of = nullptr) {
   const unsigned mine = me().num;
   long deadline = 0;
   for (unsigned i = 1;; ++i) {
     uint32_t e = t->task_event.load(std::memory_order_acquire);
     if (done()) return;
     TaskNode* n = take_queued(t, mine, pick);
-    if (kFallback && n == nullptr) n = take_queued(t, mine, fallback);
+    if (n == nullptr && or_child_of != nullptr) n = take_queued(t, mine, ChildOf{or_child_of});
     if (n != nullptr) {
       run_task(n);
       deadline = 0;
@@ -144,7 +144,8 @@ void wait_until(Team* t, Done done, Pick pick, Fallback fallback = {}) {
     if (now < deadline) continue;
     auto stay_awake = [&] {
       std::atomic_thread_fence(std::memory_order_seq_cst);  // the count, then the last look
-      return done() || any_queued(t, pick) || (kFallback && any_queued(t, fallback));
+      return done() || any_queued(t, pick) ||
+             (or_child_of != nullptr && any_queued(t, ChildOf{or_child_of}));
     };
     core::wait::sleep_on(t->task_event, e, core::wait::SleepCount{t->task_sleepers}, stay_awake,
                          [] {});
