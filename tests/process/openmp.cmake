@@ -126,8 +126,9 @@ else()
 endif()
 
 # process.openmp.loops: tests/fixtures/openmp/openmp_loops.c (the iteration splits of every loop
-# schedule, long and ull, up and down; doacross; scan; lastprivate(conditional); the old
-# combined starts) prints the same lines natively (the default) as with libgomp.
+# schedule, long and ull, up and down, nonmonotonic dynamic ones in any order and their
+# lastprivate; doacross; scan; lastprivate(conditional); the old combined starts) prints the same
+# lines natively (the default) as with libgomp.
 if(TARGET openmp_loops)
   poolshim_process_test(openmp loops TIMEOUT 300
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_loops_driver.py

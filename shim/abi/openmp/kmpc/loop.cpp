@@ -37,7 +37,8 @@ enum : int32_t {
   kOrdered = 32,
   kOrderedFirst = 65,
   kOrderedLast = 71,
-  kModifiers = (1 << 29) | (1 << 30),  // monotonic, nonmonotonic
+  kNonmonotonic = 1 << 30,
+  kModifiers = (1 << 29) | kNonmonotonic,  // monotonic, nonmonotonic
 };
 
 template <class T>
@@ -162,8 +163,14 @@ void dispatch_init(int32_t schedule, T lb, T ub, Signed<T> st, Signed<T> chunk) 
                     : psn_GOMP_loop_ull_guided_start(up, start, end, stride, c, &is, &ie);
       break;
     default:  // kDynamicChunked, kStaticSteal, and anything else
-      got = ordered ? psn_GOMP_loop_ull_ordered_dynamic_start(up, start, end, stride, c, &is, &ie)
-                    : psn_GOMP_loop_ull_dynamic_start(up, start, end, stride, c, &is, &ie);
+      // In any order (stealing) where libomp steals too: kStaticSteal, or the nonmonotonic
+      // modifier that clang adds to `schedule(dynamic)` without `ordered`.
+      if (ordered)
+        got = psn_GOMP_loop_ull_ordered_dynamic_start(up, start, end, stride, c, &is, &ie);
+      else if (sched == kStaticSteal || (schedule & kNonmonotonic) != 0)
+        got = psn_GOMP_loop_ull_nonmonotonic_dynamic_start(up, start, end, stride, c, &is, &ie);
+      else
+        got = psn_GOMP_loop_ull_dynamic_start(up, start, end, stride, c, &is, &ie);
       break;
   }
   if (!got) is = ie = 0;  // nothing for this member: next() ends the work share at once

@@ -260,6 +260,10 @@ bool psn_GOMP_loop_nonmonotonic_dynamic_start(long s, long e, long incr, long ch
                                               long* ie);
 bool psn_GOMP_loop_nonmonotonic_guided_start(long s, long e, long incr, long chunk, long* is,
                                              long* ie);
+bool psn_GOMP_loop_ull_nonmonotonic_dynamic_start(bool up, unsigned long long s,
+                                                  unsigned long long e, unsigned long long incr,
+                                                  unsigned long long chunk, unsigned long long* is,
+                                                  unsigned long long* ie);
 bool psn_GOMP_loop_ull_doacross_dynamic_start(unsigned n, unsigned long long* counts,
                                               unsigned long long chunk, unsigned long long* is,
                                               unsigned long long* ie);

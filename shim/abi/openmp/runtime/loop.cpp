@@ -92,6 +92,8 @@ void end_loop(bool barrier) {
 template <typename T>
 int resolve_sched(long sched, T* chunk) {
   int kind = static_cast<int>(sched & ~kSchedMonotonic);
+  bool any = false;
+  if (kind == kDynamicAnyOrder) kind = kDynamic, any = true;
   if (kind != kStatic && kind != kDynamic && kind != kGuided) {  // runtime, or auto: runtime
     kind = icv().run_sched;
     long c = icv().run_chunk;
@@ -101,7 +103,7 @@ int resolve_sched(long sched, T* chunk) {
     return kind;
   }
   if (kind != kStatic && *chunk < 1) *chunk = 1;  // a chunk of 0 would hand out nothing forever
-  return kind;
+  return any ? kDynamicAnyOrder : kind;
 }
 template int resolve_sched<long>(long, long*);
 template int resolve_sched<ull>(long, ull*);
@@ -113,6 +115,7 @@ void ws_free_extras(WorkShare* w) {
   w->mem = nullptr;
   free(w->doacross);
   w->doacross = nullptr;
+  steal_free(w);
 }
 
 // The thread outside any team reuses one construct (it cannot meet two at once: a construct

@@ -13,11 +13,16 @@ using ull = unsigned long long;
 // GOMP_loop_start's `sched` (libgomp's enum gomp_schedule_type): 0 runtime, 1 static, 2 dynamic,
 // 3 guided, 4 auto (from the compiler: runtime with the nonmonotonic modifier), and the
 // monotonic flag bit. Resolved as libgomp's loop.c does: runtime and auto read run-sched-var
-// (whose auto is static with no chunk); returns kStatic, kDynamic or kGuided, with *chunk (an
-// explicit schedule keeps it, but dynamic and guided chunks are at least 1). T: long or ull.
+// (whose auto is static with no chunk); returns kStatic, kDynamic or kGuided (or kDynamicAnyOrder
+// when given it), with *chunk (an explicit schedule keeps it, but dynamic and guided chunks are
+// at least 1). T: long or ull. any_order: GOMP_loop_start's number for a dynamic schedule without
+// the monotonic bit, as GCC passes `schedule(dynamic)`.
 constexpr long kSchedMonotonic = 0x80000000L;
 template <typename T>
 int resolve_sched(long sched, T* chunk);
+inline int any_order(long sched, int resolved) {
+  return resolved == kDynamic && sched == kDynamic ? kDynamicAnyOrder : resolved;
+}
 
 // Enter the calling member's next construct as GOMP_loop_start and its kin do: task
 // reductions through the ws_reductions_* interface when `reductions` is not null; with `mem`,
@@ -59,6 +64,14 @@ void ordered_pass(WorkShare* w);
 // Doacross (doacross.cpp): set up the dependence state of w, a loop over 0..counts[0]
 // already initialised (schedule and chunk resolved), while the first member initialises it.
 void doacross_init(WorkShare* w, const DoacrossSpec& dx, unsigned long chunk);
+
+// Dynamic loops in any order (loop_steal.cpp). steal_init gives w's `members` members a block
+// each of the loop's `chunks` chunks (numbered from 0); false (w unchanged) where stealing cannot
+// serve: one member, no chunk, more chunks than a block's 32-bit bounds hold, no memory.
+// steal_claim: the next chunk's number for `member`, false once every block is empty.
+bool steal_init(WorkShare* w, unsigned long long chunks, unsigned members);
+bool steal_claim(WorkShare* w, unsigned member, uint32_t* chunk);
+void steal_free(WorkShare* w);
 
 // Free what a construct owns beyond itself (mem block, doacross state); WorkShare's deleters
 // and the reused construct of a thread outside any team call it.

@@ -1,6 +1,7 @@
 // The GOMP_loop_*, GOMP_parallel_loop_*, GOMP_sections_* and GOMP_ordered_* entry points of the
-// native runtime, over loop.cpp. The nonmonotonic and maybe_nonmonotonic spellings are
-// the same schedules (libgomp treats them alike on the host).
+// native runtime, over loop.cpp. The nonmonotonic dynamic spellings hand their chunks out in any
+// order (kDynamicAnyOrder: stealing, loop_steal.cpp); the other nonmonotonic and
+// maybe_nonmonotonic spellings are the same schedules as without (libgomp treats them all alike).
 #include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/state.h"
 
@@ -31,7 +32,7 @@ PSN_LOOP(guided, kGuided)
 
 bool psn_GOMP_loop_nonmonotonic_dynamic_start(long s, long e, long incr, long chunk, long* is,
                                               long* ie) {
-  return loop_start(kDynamic, s, e, incr, chunk, false, is, ie);
+  return loop_start(kDynamicAnyOrder, s, e, incr, chunk, false, is, ie);
 }
 bool psn_GOMP_loop_nonmonotonic_guided_start(long s, long e, long incr, long chunk, long* is,
                                              long* ie) {
@@ -49,7 +50,7 @@ void psn_GOMP_parallel_loop_nonmonotonic_dynamic(void (*fn)(void*), void* data, 
                                                  long e, long incr, long chunk, unsigned flags) {
   set_bind_clause(flags);
   unsigned n = team_size_for(nt);
-  run_region(fn, data, n, preset_loop(n, kDynamic, s, e, incr, chunk));
+  run_region(fn, data, n, preset_loop(n, kDynamicAnyOrder, s, e, incr, chunk));
 }
 void psn_GOMP_parallel_loop_nonmonotonic_guided(void (*fn)(void*), void* data, unsigned nt, long s,
                                                 long e, long incr, long chunk, unsigned flags) {

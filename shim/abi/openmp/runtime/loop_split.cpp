@@ -110,8 +110,17 @@ void init_loop(WorkShare* w, const LoopArgs<T>& a) {
   bool empty = I::up(a.up, a.incr) ? a.start >= a.end : a.start <= a.end;
   I::end(w) = empty ? a.start : a.end;
   I::next(w).store(a.start, std::memory_order_relaxed);
-  w->claim_by_add =
-      a.sched == kDynamic && claims_cannot_overflow(w, a.claimers != 0 ? a.claimers : team_n());
+  const unsigned claimers = a.claimers != 0 ? a.claimers : team_n();
+  // In any order: stealing, where the loop is neither ordered nor doacross; otherwise (and where
+  // steal_init declines) the shared counter of a monotonic dynamic loop.
+  if (a.sched == kDynamicAnyOrder) {
+    w->sched = kDynamic;
+    if (!a.ordered && a.dx == nullptr) {
+      T n = I::count(w, a.start, I::end(w)), chunk = I::chunk(w);
+      steal_init(w, static_cast<unsigned long long>(n / chunk + (n % chunk != 0)), claimers);
+    }
+  }
+  w->claim_by_add = w->sched == kDynamic && claims_cannot_overflow(w, claimers);
   w->ordered = a.ordered;
   w->ordered_turn.store(0, std::memory_order_relaxed);
 }
@@ -160,9 +169,25 @@ bool static_next(WorkShare* w, T* istart, T* iend) {
   return true;
 }
 
+// A dynamic loop in any order: chunk number k runs from start + k * chunk steps, the last one to
+// the loop's end (as dynamic_next's last chunk). Unsigned arithmetic: a long loop's offset wraps
+// as a ull one's does, and start + offset is inside the loop.
+template <typename T>
+bool steal_next(WorkShare* w, T* istart, T* iend) {
+  using I = Iter<T>;
+  uint32_t k;
+  if (!steal_claim(w, me().num, &k)) return false;
+  const ull step = static_cast<ull>(I::chunk(w)) * static_cast<ull>(I::incr(w));
+  const T s = static_cast<T>(static_cast<ull>(I::start(w)) + k * step);
+  *istart = s;
+  *iend = k == w->steal_last ? I::end(w) : static_cast<T>(static_cast<ull>(s) + step);
+  return true;
+}
+
 template <typename T>
 bool dynamic_next(WorkShare* w, T* istart, T* iend) {
   using I = Iter<T>;
+  if (w->steal != nullptr) return steal_next(w, istart, iend);
   T chunk = I::chunk(w) * I::incr(w), end = I::end(w);
   bool up = I::up(w);
   T s, e;

@@ -21,8 +21,11 @@ struct Lock {
   void unlock();
 };
 
-// Schedules as omp_sched_t numbers them.
-enum Sched : int { kStatic = 1, kDynamic = 2, kGuided = 3, kAuto = 4 };
+// Schedules as omp_sched_t numbers them, and kDynamicAnyOrder: not an omp_sched_t value, but how
+// an entry point asks for a dynamic schedule without the monotonic modifier (OpenMP 5.0's default
+// for `schedule(dynamic)`), whose chunks may go to the members in any order (loop_steal.cpp); the
+// construct records it as kDynamic with WorkShare::steal set.
+enum Sched : int { kStatic = 1, kDynamic = 2, kGuided = 3, kAuto = 4, kDynamicAnyOrder = 5 };
 
 struct Icv {
   unsigned nthreads = 1;           // nthreads-var
@@ -294,6 +297,11 @@ struct WorkShare {
   unsigned long long start_ull = 0, end_ull = 0, incr_ull = 1, chunk_ull = 0;
   void* mem = nullptr;
   struct Doacross* doacross = nullptr;
+  // A dynamic loop in any order (loop_steal.cpp): each member's range of chunk numbers, which it
+  // claims from the front and the others steal from the back; null for every other loop.
+  struct StealRange* steal = nullptr;
+  unsigned steal_members = 0;
+  uint32_t steal_last = 0;  // the last chunk's number (its end is the loop's end)
   WorkShare() = default;
   WorkShare(const WorkShare&) = delete;
   WorkShare& operator=(const WorkShare&) = delete;
