@@ -33,11 +33,13 @@ struct Iter<long> {
   static std::atomic<long>& next(WorkShare* w) { return w->next_iter; }
   static bool up(const WorkShare* w) { return w->incr > 0; }
   static bool up(bool, long incr) { return incr > 0; }
-  // Iterations from a to b, rounded up (0 when b is not beyond a).
+  // Iterations from a to b, rounded up (0 when b is not beyond a): ceil(span / step) as
+  // (span - 1) / step + 1, in unsigned arithmetic, where b - a + incr - 1 would overflow a long
+  // (a step of LONG_MAX / 8 up to LONG_MAX).
   static long count(const WorkShare* w, long a, long b) {
-    long incr = w->incr;
-    if (incr > 0) return a >= b ? 0 : (b - a + incr - 1) / incr;
-    return a <= b ? 0 : (b - a + incr + 1) / incr;
+    const long incr = w->incr;
+    if (incr > 0) return a >= b ? 0 : static_cast<long>((ull(b) - ull(a) - 1) / ull(incr) + 1);
+    return a <= b ? 0 : static_cast<long>((ull(a) - ull(b) - 1) / (0 - ull(incr)) + 1);
   }
   // Whole steps from a to b (b beyond a).
   static long steps(const WorkShare* w, long a, long b) { return (b - a) / w->incr; }
@@ -53,11 +55,12 @@ struct Iter<ull> {
   static std::atomic<ull>& next(WorkShare* w) { return w->next_ull; }
   static bool up(const WorkShare* w) { return w->up; }
   static bool up(bool up, ull) { return up; }
-  // Iterations from a to b, rounded up (b need not be on the step grid); 0 when a == b.
+  // Iterations from a to b, rounded up (b need not be on the step grid); 0 when a == b. As the
+  // long count, (span - 1) / step + 1: span + step - 1 would wrap near the type's ends.
   static ull count(const WorkShare* w, ull a, ull b) {
     if (a == b) return 0;
-    if (w->up) return (b - a + w->incr_ull - 1) / w->incr_ull;
-    return (a - b - w->incr_ull - 1) / -w->incr_ull;
+    if (w->up) return (b - a - 1) / w->incr_ull + 1;
+    return (a - b - 1) / -w->incr_ull + 1;
   }
   static ull steps(const WorkShare* w, ull a, ull b) {
     return w->up ? (b - a) / w->incr_ull : (a - b) / -w->incr_ull;
