@@ -141,12 +141,13 @@ void run_task(TaskNode* n) {
   bool in_final = s.in_final;
   const void* task = s.task;
   TaskNode* node = s.node;
-  Icv icv = s.icv;
+  Icv icv;
+  copy_icv(&icv, s.icv);
   s.taskgroup = n->taskgroup;
   s.in_final = n->final;
   s.task = n;
   s.node = n;
-  s.icv = n->icv;
+  copy_icv(&s.icv, n->icv);
   // A task of a cancelled team or taskgroup does not start, unless its data was copy-constructed
   // (libgomp runs those, so that the copies are destroyed).
   if (n->copied || !task_discarded()) n->fn(n->arg);
@@ -154,7 +155,7 @@ void run_task(TaskNode* n) {
   s.in_final = in_final;
   s.task = task;
   s.node = node;
-  s.icv = icv;
+  copy_icv(&s.icv, icv);
   end_hold(n);
 }
 
