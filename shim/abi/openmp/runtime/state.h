@@ -143,6 +143,11 @@ struct ThreadState {
   bool icv_ready = false;
   bool in_final = false;
   bool target_fallback = false;
+  // The last task_deferrable() answered no because the thread's queue is at its bound (the task
+  // runs at once), and how many such tasks it ran (every 16th is timed: task_queue.cpp,
+  // task_overflow_sample). In the flags' padding: the state's size stays 176 bytes.
+  bool queue_full = false;
+  uint8_t overflow_runs = 0;
   // The current task: its innermost taskgroup, whether it is final (in_final), and which
   // explicit task it is (a unique address while it runs; nullptr in the implicit task, which is
   // this thread's: e.g. a nest lock's owner is `task ? task : the thread`).
@@ -165,6 +170,8 @@ struct ThreadState {
   PlaceState place;
   unsigned bind_clause = 0;
 };
+// Thread-local (t_state): the shim's static TLS has no room to spare (kmpc/kmpc_thread.h).
+static_assert(sizeof(ThreadState) <= 176, "ThreadState grew: the static TLS block may not fit");
 
 // The current task's identity (nest locks are owned by tasks): a task scope's tag, else the
 // thread's initial implicit task.
@@ -349,6 +356,9 @@ bool taskgroup_cancelled(const TaskGroup* g);
 // (task_depend.cpp). copied: its data came from a copy function (a cancelled taskgroup still runs
 // it, as libgomp's).
 bool task_deferrable(unsigned long extra, bool alone = false);
+// A task that ran at once because its creator's queue was at its bound (ThreadState::queue_full)
+// took ns: the queue's running figure of such tasks (TaskQueue::inline_ns, read by wait_until).
+void task_overflow_sample(long ns);
 inline bool team_detached_incomplete() {
   const Team* t = me().team;
   return t != nullptr && t->detached_incomplete.load(std::memory_order_relaxed) != 0;

@@ -22,6 +22,7 @@
 #include "abi/openmp/runtime/state.h"
 #include "abi/openmp/runtime/task_node.h"
 #include "abi/openmp/runtime/xmalloc.h"
+#include "base/clock.h"
 #include "core/futex.h"
 #include "core/wait.h"
 
@@ -177,7 +178,12 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
   if (depend != nullptr) task_wait_depend(depend);
   TaskEvent event;  // a detached one's: it is complete once its body returned and this fulfilled
   if (detached) publish_event(detach, data, &event);
+  // Every 16th task that runs here because the creator's queue is full is timed (takes_back_off).
+  ThreadState& s = me();
+  const bool timed = if_clause && s.queue_full && ++s.overflow_runs % 16 == 0;
+  const long start = timed ? poolshim::base::now_ns() : 0;
   run_undeferred(fn, data, cpyfn, arg_size, arg_align, flags);
+  if (timed) task_overflow_sample(poolshim::base::now_ns() - start);
   if (detached) wait_fulfilled(event);  // as libgomp: its creator waits for the event
 }
 

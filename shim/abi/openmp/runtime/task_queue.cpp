@@ -19,7 +19,10 @@
 // task's children, run by its taskwait) touches only its own queue's line, and a team whose one
 // member creates tasks for the others (a master creating tasks) shares only that member's queue,
 // where the team's single queue made every creation, every take and every completion of every
-// member a miss on one line for all the others (docs/openmp.md, "Tasks: a queue per member"). A
+// member a miss on one line for all the others (docs/openmp.md, "Tasks: a queue per member").
+// A creator at its bound times some of the tasks it runs at once; a member waiting in a barrier
+// leaves a queue whose tasks take less than a few hundred nanoseconds to its creator for a while
+// (task_wait.h's takes_back_off: taking them would cost both more than they do). A
 // task with depend clauses is queued once the earlier siblings it depends on are complete
 // (task_depend.cpp keeps the edges; the completion of a predecessor queues it). A detached task
 // is complete once its body returned and its event (its node) was fulfilled, by any thread.
@@ -62,6 +65,11 @@ namespace {
 // keeps as many waiting as LLVM's libomp at most (256 per thread; docs/openmp.md, "Differences").
 constexpr unsigned long kPendingPerMember = 64;
 constexpr unsigned kBoundMembers = 8;
+
+// The bound itself: tasks of one creator pending before its next runs at once.
+unsigned long bound_of(const Team* t) {
+  return kPendingPerMember * (t->n < kBoundMembers ? t->n : kBoundMembers);
+}
 
 TaskQueue* make_queues(Team* t) {
   TaskQueue* qs = queues_of(t);
@@ -183,13 +191,34 @@ void queue_task(Team* t, TaskNode* n) {
 
 bool task_deferrable(unsigned long extra, bool alone) {
   if (!POOLSHIM_OPENMP_DEFERRED_TASKS) return false;
-  const ThreadState& s = me();
+  ThreadState& s = me();
+  s.queue_full = false;
   const Team* t = s.team;
   if (t == nullptr || !(t->n > 1 || alone) || s.in_final) return false;
   // libgomp's bound on the creator's own pending tasks (kBoundMembers): its own line only.
   const TaskQueue* qs = queues_of(t);
   const unsigned long own = qs != nullptr ? pending_of(qs[s.num]) : 0;
-  return own + extra <= kPendingPerMember * (t->n < kBoundMembers ? t->n : kBoundMembers);
+  s.queue_full = own + extra > bound_of(t);
+  return !s.queue_full;
+}
+
+void task_overflow_sample(long ns) {
+  const ThreadState& s = me();
+  TaskQueue* qs = s.team != nullptr ? queues_of(s.team) : nullptr;
+  if (qs == nullptr) return;  // (a queue at its bound exists: GOMP_task asks with no extra)
+  TaskQueue& q = qs[s.num];
+  const uint32_t took = ns < 0 ? 0 : ns > 0x7fffffff ? 0x7fffffffu : static_cast<uint32_t>(ns);
+  const uint32_t before = q.inline_ns.load(std::memory_order_relaxed);
+  // A running figure (three parts the old, one the new); at least 1 once anything was timed.
+  const uint32_t now = before == 0 ? took : static_cast<uint32_t>((3ull * before + took) / 4);
+  q.inline_ns.store(now != 0 ? now : 1, std::memory_order_relaxed);
+}
+
+bool takes_back_off(Team* t, unsigned home) {
+  const TaskQueue& q = queues_of(t)[home];
+  const uint32_t tiny = q.inline_ns.load(std::memory_order_relaxed);
+  // Near the bound (a few tasks below it: the one just taken, those its creator queued since).
+  return tiny != 0 && tiny < kTinyTaskNs && pending_of(q) + 8 > bound_of(t);
 }
 
 TaskNode* task_alloc(void (*fn)(void*), long arg_size, long arg_align, bool detach, char** arg) {

@@ -2,6 +2,7 @@
 // and taskgroup end, team_barrier.cpp's barrier and region end): a member waiting for something
 // runs the queued tasks it may run meanwhile, spins by time, then sleeps on the team's task_event.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <type_traits>
 
@@ -29,6 +30,10 @@ struct alignas(64) TaskQueue {
   std::atomic<unsigned long> created{0};
   std::atomic<unsigned long> completed{0};  // ... that are complete (by whoever completes them)
   std::atomic<unsigned> inflight{0};        // completions of its tasks still touching the team
+  // How long the tasks its member ran at once take, in ns, while its queue was at its bound (a
+  // running figure of every 16th; 0: none timed): a member that takes this queue's tasks backs
+  // off when they are tiny and the queue is full (wait_until).
+  std::atomic<uint32_t> inline_ns{0};
 };
 
 // The team's queues, made by the first task submitted in it (nullptr before).
@@ -50,6 +55,19 @@ inline unsigned long pending_in(const Team* t) {
 // Runs a queued task taken off its queue (task_queue.cpp): its data environment while it runs,
 // then its completion.
 void run_task(TaskNode* n);
+
+// Whether a member that took a task from member `home`'s queue should wait before it takes the
+// next (task_queue.cpp): that queue is at its bound and its member runs its overflow at once,
+// in tasks that take less than kTinyTaskNs. Taking such a task moves its node, the queue's and
+// its parent's lines and a malloc'd block between the CPUs, which costs both members more than
+// the task, and only makes its creator queue one more (docs/openmp.md, "Tiny tasks").
+constexpr uint32_t kTinyTaskNs = 250;
+bool takes_back_off(Team* t, unsigned home);
+// Such a member takes nothing from that queue for 1 us after the first such task, doubling to
+// 64 us, but goes on taking the other queues' tasks; a task that is not such ends the back-off.
+// Only in a wait for any task (a barrier's): the creator runs its queue itself when it arrives
+// there, where a taskwait or taskgroup would wait longer for the tasks it needs.
+constexpr long kBackOffMinNs = 1000, kBackOffMaxNs = 64000;
 
 // Any queued task (barriers, a region's end): taken oldest first, each queue's FIFO order.
 struct AnyTask {
@@ -76,15 +94,16 @@ TaskNode* find_locked(const TaskQueue& q, Pick pick) {
 }
 
 // A queued task that pick accepts, taken off its queue; nullptr if none. Member `mine`'s queue is
-// looked at first (its own tasks: a taskwait's children are there), then the others' in turn.
+// looked at first (its own tasks: a taskwait's children are there), then the others' in turn,
+// but for member `avoid`'s (wait_until's back-off).
 template <typename Pick>
-TaskNode* take_queued(Team* t, unsigned mine, Pick pick) {
+TaskNode* take_queued(Team* t, unsigned mine, Pick pick, unsigned avoid = ~0u) {
   TaskQueue* qs = queues_of(t);
   if (qs == nullptr) return nullptr;
   for (unsigned k = 0; k < t->n; ++k) {
     unsigned j = mine + k < t->n ? mine + k : mine + k - t->n;
     TaskQueue& q = qs[j];
-    if (q.queued.load(std::memory_order_acquire) == 0) continue;
+    if (j == avoid || q.queued.load(std::memory_order_acquire) == 0) continue;
     q.lock.lock();
     TaskNode* n = find_locked(q, pick);
     if (n != nullptr) {
@@ -127,18 +146,33 @@ template <typename Done, typename Pick>
 void wait_until(Team* t, Done done, Pick pick, const TaskNode* or_child_of = nullptr) {
   const unsigned mine = me().num;
   long deadline = 0;
+  long back_off = 0, avoid_until = 0;  // the back-off from member `avoid`'s queue
+  unsigned avoid = ~0u;
   for (unsigned i = 1;; ++i) {
     uint32_t e = t->task_event.load(std::memory_order_acquire);
     if (done()) return;
-    TaskNode* n = take_queued(t, mine, pick);
+    if (avoid_until != 0 && base::now_ns() >= avoid_until) avoid = ~0u, avoid_until = 0;
+    TaskNode* n = take_queued(t, mine, pick, avoid);
     if (n == nullptr && or_child_of != nullptr) n = take_queued(t, mine, ChildOf{or_child_of});
     if (n != nullptr) {
+      const unsigned home = n->home;
       run_task(n);
       deadline = 0;
+      // Only a wait for any task (a barrier, a region's end) backs off: one that waits for
+      // particular tasks (a taskwait's, a taskgroup's) would wait for them longer.
+      if (!std::is_same_v<Pick, AnyTask> || home == mine || !takes_back_off(t, home)) {
+        back_off = 0;
+        continue;
+      }
+      back_off = back_off == 0 ? kBackOffMinNs : std::min(back_off * 2, kBackOffMaxNs);
+      avoid = home;
+      avoid_until = base::now_ns() + back_off;
       continue;
     }
     core::cpu_relax();
-    if (i % core::wait::kClockPauses != 0) continue;
+    // Backing off, it spins (at most kBackOffMaxNs): the queue it avoids is not empty, and a look
+    // before sleeping would lock it.
+    if (avoid_until != 0 || i % core::wait::kClockPauses != 0) continue;
     long now = base::now_ns();
     if (deadline == 0) deadline = now + wait_spin_ns();
     if (now < deadline) continue;
