@@ -113,14 +113,12 @@ bool steal_init(WorkShare* w, unsigned long long chunks, unsigned members) {
 bool steal_claim(WorkShare* w, unsigned member, uint32_t* chunk) {
   POOLSHIM_ASSERT(w->steal != nullptr && member < w->steal_members);
   StealRange& mine = w->steal[member];
-  if (claim_own(mine, chunk) ||
-      (mine.range.load(std::memory_order_relaxed) != kFinished && steal(w, member, chunk))) {
+  if (mine.range.load(std::memory_order_relaxed) == kFinished) return false;  // ran the last
+  if (claim_own(mine, chunk) || steal(w, member, chunk)) {
     POOLSHIM_ASSERT(*chunk < w->steal_last);
     return true;
   }
-  if (mine.range.load(std::memory_order_relaxed) == kFinished ||
-      w->steal[w->steal_members].range.exchange(0, std::memory_order_relaxed) == 0)
-    return false;
+  if (w->steal[w->steal_members].range.exchange(0, std::memory_order_relaxed) == 0) return false;
   mine.range.store(kFinished, std::memory_order_relaxed);  // empty: only this member writes it
   *chunk = w->steal_last;
   return true;
