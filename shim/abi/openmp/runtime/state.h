@@ -104,6 +104,9 @@ struct alignas(64) Team {
   // counted in task_sleepers).
   Lock task_lock;
   std::atomic<TaskQueue*> task_queues{nullptr};
+  // Members that queued a task in this region (each counts itself at its first): they share the
+  // bound on pending tasks (task_queue.cpp's share_of).
+  std::atomic<unsigned> task_creators{0};
   std::atomic<uint32_t> task_event{0};
   std::atomic<uint32_t> task_sleepers{0};
   // Members that reached the region's end (region_member_end: the last one notifies).

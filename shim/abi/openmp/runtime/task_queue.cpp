@@ -3,7 +3,7 @@
 //
 // As libgomp (its task.c and team.c, read for the semantics, never copied): a task created in a
 // team of more than one (or of one, when detached), with a true if clause, not inside a final
-// task, while its creator has at most 64 tasks per member pending (kBoundMembers), is deferred:
+// task, while its creator has fewer pending than its share of the bound (share_of), is deferred:
 // its data is copied into its node (with the copy function, else bytewise), it is bound to its
 // encountering task (its parent, whose taskwait waits for it) and to that task's innermost
 // taskgroup, and queued in its creator's queue (below; priorities are ignored, which the
@@ -59,16 +59,29 @@ namespace poolshim::abi::openmp::runtime {
 namespace {
 
 // libgomp's bound before tasks run undeferred: 64 pending per member of the team. The shim counts
-// each creator's own pending tasks against 64 per member of a team of up to kBoundMembers (the
-// same bound as libgomp's while one member creates the tasks), so that a creation reads its own
-// line only; wider teams stop at kBoundMembers' worth, so that every member creating at once
-// keeps as many waiting as LLVM's libomp at most (256 per thread; docs/openmp.md, "Differences").
+// each creator's own pending tasks against its share of 64 per member of a team of up to
+// kBoundMembers, so that a creation reads its own line and one team word only: all of it while
+// one member queues tasks (libgomp's bound, then), an even split, at least 64 each, once several
+// do (about libgomp's team-wide count: a drain of twice as many tasks at the region's end made
+// branch_task_tree 1.3x libgomp's; docs/openmp.md, "Tasks of every member"). Wider teams stop at
+// kBoundMembers' worth, so that every member creating at once keeps as many waiting as LLVM's
+// libomp at most (256 per thread; docs/openmp.md, "Differences").
 constexpr unsigned long kPendingPerMember = 64;
 constexpr unsigned kBoundMembers = 8;
 
 // The bound itself: tasks of one creator pending before its next runs at once.
 unsigned long bound_of(const Team* t) {
   return kPendingPerMember * (t->n < kBoundMembers ? t->n : kBoundMembers);
+}
+
+// A creator's share of the bound while several members queue tasks: an even split, at least
+// kPendingPerMember each.
+unsigned long share_of(const Team* t) {
+  const unsigned creators = t->task_creators.load(std::memory_order_relaxed);
+  const unsigned long bound = bound_of(t);
+  if (creators <= 1) return bound;
+  const unsigned long share = bound / creators;
+  return share > kPendingPerMember ? share : kPendingPerMember;
 }
 
 TaskQueue* make_queues(Team* t) {
@@ -195,10 +208,10 @@ bool task_deferrable(unsigned long extra, bool alone) {
   s.queue_full = false;
   const Team* t = s.team;
   if (t == nullptr || !(t->n > 1 || alone) || s.in_final) return false;
-  // libgomp's bound on the creator's own pending tasks (kBoundMembers): its own line only.
+  // libgomp's bound, on the creator's own pending tasks (share_of): its own line only.
   const TaskQueue* qs = queues_of(t);
   const unsigned long own = qs != nullptr ? pending_of(qs[s.num]) : 0;
-  s.queue_full = own + extra > bound_of(t);
+  s.queue_full = own + extra > share_of(t);
   return !s.queue_full;
 }
 
@@ -218,7 +231,7 @@ bool takes_back_off(Team* t, unsigned home) {
   const TaskQueue& q = queues_of(t)[home];
   const uint32_t tiny = q.inline_ns.load(std::memory_order_relaxed);
   // Near the bound (a few tasks below it: the one just taken, those its creator queued since).
-  return tiny != 0 && tiny < kTinyTaskNs && pending_of(q) + 8 > bound_of(t);
+  return tiny != 0 && tiny < kTinyTaskNs && pending_of(q) + 8 > share_of(t);
 }
 
 TaskNode* task_alloc(void (*fn)(void*), long arg_size, long arg_align, bool detach, char** arg) {
@@ -254,7 +267,9 @@ void task_submit(TaskNode* n, bool final, bool copied, void** depend) {
   parent->refs.fetch_add(1, std::memory_order_relaxed);
   if (n->taskgroup != nullptr) n->taskgroup->tasks.fetch_add(1, std::memory_order_relaxed);
   std::atomic<unsigned long>& created = make_queues(t)[n->home].created;
-  created.store(created.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  const unsigned long before = created.load(std::memory_order_relaxed);
+  if (before == 0) t->task_creators.fetch_add(1, std::memory_order_relaxed);
+  created.store(before + 1, std::memory_order_release);
   if (depend != nullptr) {
     n->deps = depend_parse(depend, &n->ndeps);
     t->task_lock.lock();
