@@ -360,8 +360,9 @@ bool taskgroup_cancelled(const TaskGroup* g);
 // it, as libgomp's).
 bool task_deferrable(unsigned long extra, bool alone = false);
 // A task that ran at once because its creator's queue was at its bound (ThreadState::queue_full)
-// took ns: the queue's running figure of such tasks (TaskQueue::inline_ns, read by wait_until).
-void task_overflow_sample(long ns);
+// took `ticks` (base::ticks()): the queue's running figure of such tasks (TaskQueue::inline_ticks,
+// read by wait_until).
+void task_overflow_sample(uint64_t ticks);
 inline bool team_detached_incomplete() {
   const Team* t = me().team;
   return t != nullptr && t->detached_incomplete.load(std::memory_order_relaxed) != 0;

@@ -181,9 +181,10 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
   // Every 16th task that runs here because the creator's queue is full is timed (takes_back_off).
   ThreadState& s = me();
   const bool timed = if_clause && s.queue_full && ++s.overflow_runs % 16 == 0;
-  const long start = timed ? poolshim::base::now_ns() : 0;
+  const uint64_t start = timed ? poolshim::base::ticks() : 0;
   run_undeferred(fn, data, cpyfn, arg_size, arg_align, flags);
-  if (timed) task_overflow_sample(poolshim::base::now_ns() - start);
+  // A thread that moved to another CPU meanwhile may read an earlier count: a wrap, capped.
+  if (timed) task_overflow_sample(poolshim::base::ticks() - start);
   if (detached) wait_fulfilled(event);  // as libgomp: its creator waits for the event
 }
 

@@ -215,23 +215,23 @@ bool task_deferrable(unsigned long extra, bool alone) {
   return !s.queue_full;
 }
 
-void task_overflow_sample(long ns) {
+void task_overflow_sample(uint64_t ticks) {
   const ThreadState& s = me();
   TaskQueue* qs = s.team != nullptr ? queues_of(s.team) : nullptr;
   if (qs == nullptr) return;  // (a queue at its bound exists: GOMP_task asks with no extra)
   TaskQueue& q = qs[s.num];
-  const uint32_t took = ns < 0 ? 0 : ns > 0x7fffffff ? 0x7fffffffu : static_cast<uint32_t>(ns);
-  const uint32_t before = q.inline_ns.load(std::memory_order_relaxed);
+  const uint32_t took = ticks > 0x7fffffff ? 0x7fffffffu : static_cast<uint32_t>(ticks);
+  const uint32_t before = q.inline_ticks.load(std::memory_order_relaxed);
   // A running figure (three parts the old, one the new); at least 1 once anything was timed.
   const uint32_t now = before == 0 ? took : static_cast<uint32_t>((3ull * before + took) / 4);
-  q.inline_ns.store(now != 0 ? now : 1, std::memory_order_relaxed);
+  q.inline_ticks.store(now != 0 ? now : 1, std::memory_order_relaxed);
 }
 
 bool takes_back_off(Team* t, unsigned home) {
   const TaskQueue& q = queues_of(t)[home];
-  const uint32_t tiny = q.inline_ns.load(std::memory_order_relaxed);
+  const uint32_t tiny = q.inline_ticks.load(std::memory_order_relaxed);
   // Near the bound (a few tasks below it: the one just taken, those its creator queued since).
-  return tiny != 0 && tiny < kTinyTaskNs && pending_of(q) + 8 > share_of(t);
+  return tiny != 0 && tiny < kTinyTaskTicks && pending_of(q) + 8 > share_of(t);
 }
 
 TaskNode* task_alloc(void (*fn)(void*), long arg_size, long arg_align, bool detach, char** arg) {

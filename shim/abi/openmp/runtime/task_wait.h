@@ -30,10 +30,10 @@ struct alignas(64) TaskQueue {
   std::atomic<unsigned long> created{0};
   std::atomic<unsigned long> completed{0};  // ... that are complete (by whoever completes them)
   std::atomic<unsigned> inflight{0};        // completions of its tasks still touching the team
-  // How long the tasks its member ran at once take, in ns, while its queue was at its bound (a
-  // running figure of every 16th; 0: none timed): a member that takes this queue's tasks backs
-  // off when they are tiny and the queue is full (wait_until).
-  std::atomic<uint32_t> inline_ns{0};
+  // How long the tasks its member ran at once take, in base::ticks(), while its queue was at its
+  // bound (a running figure of every 16th; 0: none timed): a member that takes this queue's
+  // tasks backs off when they are tiny and the queue is full (wait_until).
+  std::atomic<uint32_t> inline_ticks{0};
 };
 
 // The team's queues, made by the first task submitted in it (nullptr before).
@@ -58,10 +58,13 @@ void run_task(TaskNode* n);
 
 // Whether a member that took a task from member `home`'s queue should wait before it takes the
 // next (task_queue.cpp): that queue is at its bound and its member runs its overflow at once,
-// in tasks that take less than kTinyTaskNs. Taking such a task moves its node, the queue's and
+// in tasks that take less than kTinyTaskTicks. Taking such a task moves its node, the queue's and
 // its parent's lines and a malloc'd block between the CPUs, which costs both members more than
-// the task, and only makes its creator queue one more (docs/openmp.md, "Tiny tasks").
-constexpr uint32_t kTinyTaskNs = 250;
+// the task, and only makes its creator queue one more (docs/openmp.md, "Tiny tasks"). In ticks
+// (250 ns was measured; 500 ticks are 240 ns at the 2.1 GHz of the machine measured, 125-500 ns
+// at 1-4 GHz): the clock cost a creator 5-8% of a tiny task's path (docs/openmp.md, "Tasks of
+// every member").
+constexpr uint32_t kTinyTaskTicks = 500;
 bool takes_back_off(Team* t, unsigned home);
 // Such a member takes nothing from that queue for 1 us after the first such task, doubling to
 // 64 us, but goes on taking the other queues' tasks; a task that is not such ends the back-off.
