@@ -83,6 +83,9 @@ bool preferences(unsigned affine, const Policy& policy, uint32_t family, uint32_
 // starting some). While crowded() it yields its CPU between looks instead of spinning.
 void await_seats(Slot& s, unsigned n, unsigned affine, bool prefs, long prefer_ns,
                  size_t pool_workers) {
+  // Every seat given to a docked thread, or claimed already: no clock read (a vDSO call of 20-50
+  // ns on a VM's kvm-clock, on every region's path).
+  if (unclaimed(s, n) == 0) return;
   const long t0 = now_ns();
   const bool yield = crowded();  // read once: it is two loads and a call
   long deadline = t0 + (prefs ? prefer_ns : kSeatWaitNs);
