@@ -268,7 +268,11 @@ void task_submit(TaskNode* n, bool final, bool copied, void** depend) {
   if (n->taskgroup != nullptr) n->taskgroup->tasks.fetch_add(1, std::memory_order_relaxed);
   std::atomic<unsigned long>& created = make_queues(t)[n->home].created;
   const unsigned long before = created.load(std::memory_order_relaxed);
-  if (before == 0) t->task_creators.fetch_add(1, std::memory_order_relaxed);
+  if (before == 0) {  // this member's first queued task in the team: one more creator
+    const unsigned creators = t->task_creators.fetch_add(1, std::memory_order_relaxed);
+    POOLSHIM_ASSERT(creators < t->n);  // each member counts itself once
+    (void)creators;
+  }
   created.store(before + 1, std::memory_order_release);
   if (depend != nullptr) {
     n->deps = depend_parse(depend, &n->ndeps);
