@@ -15,14 +15,12 @@ using ull = unsigned long long;
 // monotonic flag bit. Resolved as libgomp's loop.c does: runtime and auto read run-sched-var
 // (whose auto is static with no chunk); returns kStatic, kDynamic or kGuided (or kDynamicAnyOrder
 // when given it), with *chunk (an explicit schedule keeps it, but dynamic and guided chunks are
-// at least 1). T: long or ull. any_order: GOMP_loop_start's number for a dynamic schedule without
-// the monotonic bit, as GCC passes `schedule(dynamic)`.
+// at least 1). T: long or ull. any_order: GOMP_loop_start's `sched` with a dynamic schedule
+// without the monotonic bit (as GCC passes `schedule(dynamic)`) asking for kDynamicAnyOrder.
 constexpr long kSchedMonotonic = 0x80000000L;
 template <typename T>
 int resolve_sched(long sched, T* chunk);
-inline int any_order(long sched, int resolved) {
-  return resolved == kDynamic && sched == kDynamic ? kDynamicAnyOrder : resolved;
-}
+inline long any_order(long sched) { return sched == kDynamic ? long{kDynamicAnyOrder} : sched; }
 
 // Enter the calling member's next construct as GOMP_loop_start and its kin do: task
 // reductions through the ws_reductions_* interface when `reductions` is not null; with `mem`,

@@ -30,7 +30,7 @@ extern "C" {
 
 bool psn_GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long* istart,
                          long* iend, uintptr_t* reductions, void** mem) {
-  int kind = any_order(sched, resolve_sched(sched, &chunk));
+  int kind = resolve_sched(any_order(sched), &chunk);
   return loop_begin(kind, start, end, incr, chunk, false, reductions, mem, istart, iend);
 }
 
@@ -42,7 +42,7 @@ bool psn_GOMP_loop_ordered_start(long start, long end, long incr, long sched, lo
 
 bool psn_GOMP_loop_ull_start(bool up, ull start, ull end, ull incr, long sched, ull chunk,
                              ull* istart, ull* iend, uintptr_t* reductions, void** mem) {
-  int kind = any_order(sched, resolve_sched(sched, &chunk));
+  int kind = resolve_sched(any_order(sched), &chunk);
   return loop_ull_begin(kind, up, start, end, incr, chunk, false, reductions, mem, istart, iend);
 }
 

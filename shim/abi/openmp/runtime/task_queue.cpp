@@ -208,7 +208,8 @@ bool task_deferrable(unsigned long extra, bool alone) {
   s.queue_full = false;
   const Team* t = s.team;
   if (t == nullptr || !(t->n > 1 || alone) || s.in_final) return false;
-  // libgomp's bound, on the creator's own pending tasks (share_of): its own line only.
+  // libgomp's bound, on the creator's own pending tasks (share_of): its own line and the
+  // team's count of creators only.
   const TaskQueue* qs = queues_of(t);
   const unsigned long own = qs != nullptr ? pending_of(qs[s.num]) : 0;
   s.queue_full = own + extra > share_of(t);
