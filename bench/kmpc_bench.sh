@@ -9,9 +9,14 @@
 #   2. the mixed program (tests/fixtures/openmp/kmpc_mixed.c: OpenMP regions and pthreadpool
 #      calls), its threads with a budget of 2 in each variant (the median over the rounds).
 # Needs clang-14 and libomp-14-dev (scripts/deps.sh openmp), libpthreadpool-dev for part 2.
-# Writes OUT/kmpc.md.  usage: bench/kmpc_bench.sh SHIM OUT_DIR [ROUNDS] [REPS]
+# Each construct runs in a process of its own (bench/openmp_bench.sh says why). Writes
+# OUT/kmpc.md; with DATA_DIR, also the raw lines the report judges issue 35's target on
+# (DATA_DIR/kmpc_epcc.txt: "variant construct us").
+# usage: bench/kmpc_bench.sh SHIM OUT_DIR [ROUNDS [REPS [DATA_DIR]]]
 set -euo pipefail
-shim=$(realpath "$1") out=$2 rounds=${3:-7} reps=${4:-20000}
+shim=$(realpath "$1") out=$2 rounds=${3:-7} reps=${4:-20000} data=${5:-}
+constructs=(parallel for barrier single critical reduction parallel_task master_task nested_task
+  nested_master_task branch_task_tree dynamic_1 dynamic_4 dynamic_32 guided_1)
 mkdir -p "$out"
 here="$(cd "$(dirname "$0")" && pwd)"
 work=$(mktemp -d)
@@ -30,7 +35,9 @@ declare -A variant=(
 order=(libomp shim-forward shim-native)
 for r in $(seq 1 "$rounds"); do
   for v in "${order[@]}"; do
-    clean env ${variant[$v]} "$work/epcc" "$reps" | sed "s/^/$v /" >> "$work/epcc.txt"
+    for c in "${constructs[@]}"; do
+      clean env ${variant[$v]} "$work/epcc" "$reps" "$c" | sed "s/^/$v /" >> "$work/epcc.txt"
+    done
     if [ -n "$mixed" ]; then
       clean env ${variant[$v]} POOLSHIM_NUM_THREADS=2 "$mixed" 2>&1 >/dev/null |
         sed -n "s/^threads=/$v threads /p" >> "$work/mixed.txt"
@@ -48,8 +55,7 @@ value() { awk -v v="$1" -v c="$2" '$1==v && $2==c {print $3}' "$3" | median; }
   echo
   echo "| construct | libomp | shim, forwarding | shim, native | native/libomp |"
   echo "|---|---|---|---|---|"
-  for c in parallel for barrier single critical reduction parallel_task master_task nested_task \
-      nested_master_task branch_task_tree dynamic_1 dynamic_4 dynamic_32 guided_1; do
+  for c in "${constructs[@]}"; do
     a=$(value libomp "$c" "$work/epcc.txt")
     f=$(value shim-forward "$c" "$work/epcc.txt")
     n=$(value shim-native "$c" "$work/epcc.txt")
@@ -65,4 +71,5 @@ value() { awk -v v="$1" -v c="$2" '$1==v && $2==c {print $3}' "$3" | median; }
     echo "| $(value libomp threads "$work/mixed.txt") | $(value shim-forward threads "$work/mixed.txt") | $(value shim-native threads "$work/mixed.txt") |"
   fi
 } > "$out/kmpc.md"
+if [ -n "$data" ]; then cp "$work/epcc.txt" "$data/kmpc_epcc.txt"; fi
 cat "$out/kmpc.md"
