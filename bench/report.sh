@@ -273,7 +273,9 @@ EOF
 # ------------------------------------------------------------------------------- markdown
 CPU_MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
-git -C "$ROOT" diff --quiet HEAD 2>/dev/null || COMMIT="$COMMIT (with uncommitted changes)"
+# The results this run writes (OUT) are not a change of the measured tree.
+git -C "$ROOT" diff --quiet HEAD -- . ":(exclude)$(realpath --relative-to="$ROOT" "$OUT")" 2>/dev/null ||
+  COMMIT="$COMMIT (with uncommitted changes)"
 {
   echo "# poolshim benchmark results"
   echo
