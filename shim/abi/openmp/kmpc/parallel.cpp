@@ -18,6 +18,7 @@
 #include "abi/openmp/kmpc/kmpc_thread.h"
 #include "abi/openmp/kmpc/kmpc.h"
 #include "abi/openmp/runtime/entry_points.h"
+#include "abi/openmp/runtime/state.h"
 #include "base/assert.h"
 
 namespace poolshim::abi::openmp::kmpc {
@@ -47,10 +48,11 @@ struct SavedDispatch {
 
 namespace {
 
-// What every member reads to start the body, on one line of the caller's stack that nothing
-// else writes: the microtask and up to kInlineArgs shared variables (argv points into it; more
-// are alloca'd), so that a worker's start costs one miss on it, not one for the region and one
-// for the argument array (docs/openmp.md, "A region's line").
+// What every member reads to start the body, one line: the microtask and up to kInlineArgs shared
+// variables (argv is nullptr then; more are alloca'd and argv points to them), so that a worker's
+// start costs one miss on it, not one for the region and one for the argument array. A parallel
+// region copies it into the team's body line (runtime::run_parallel_line), which a member fetches
+// beside the team's own lines (docs/openmp.md, "A region's line").
 constexpr int32_t kInlineArgs = 5;
 struct alignas(64) Region {
   kmpc_micro fn;
@@ -58,7 +60,8 @@ struct alignas(64) Region {
   void** argv;
   void* inline_args[kInlineArgs];
 };
-static_assert(sizeof(Region) == 64, "a region's start is one line");
+static_assert(sizeof(Region) == 64 && sizeof(Region) <= runtime::Team::kBodyLine,
+              "a region's start is one line");
 
 int32_t gtid() {
   KmpcThread& t = kmpc_thread();
@@ -69,10 +72,10 @@ int32_t gtid() {
 // Each member of the team, the caller included: its ids, then the body. Also each team of a
 // teams construct, on its initial thread (bound thread number 0).
 void run_member(void* data) {
-  const Region* r = static_cast<const Region*>(data);
+  Region* r = static_cast<Region*>(data);
   int32_t g = gtid();
   int32_t b = psn_omp_get_thread_num();
-  psk_invoke_microtask(r->fn, &g, &b, r->argc, r->argv);
+  psk_invoke_microtask(r->fn, &g, &b, r->argc, r->argv != nullptr ? r->argv : r->inline_args);
 }
 
 // A region (teams: a teams construct) of the microtask fn with argc shared variables, read off
@@ -86,9 +89,10 @@ void fork_region(bool teams, int32_t argc, kmpc_micro fn, va_list ap) {
   r.argc = argc;
   const int32_t slots = argc > 4 ? argc : 4;
   r.argv = slots <= kInlineArgs
-               ? r.inline_args
+               ? nullptr
                : static_cast<void**>(alloca(sizeof(void*) * static_cast<size_t>(slots)));
-  for (int32_t i = 0; i < slots; ++i) r.argv[i] = i < argc ? va_arg(ap, void*) : nullptr;
+  void** argv = r.argv != nullptr ? r.argv : r.inline_args;
+  for (int32_t i = 0; i < slots; ++i) argv[i] = i < argc ? va_arg(ap, void*) : nullptr;
   KmpcThread& t = kmpc_thread();
   const DispatchState saved = t.dispatch;
   if (teams) {
@@ -101,7 +105,8 @@ void fork_region(bool teams, int32_t argc, kmpc_micro fn, va_list ap) {
   } else {
     const uint32_t n = t.pushed_threads;
     t.pushed_threads = 0;
-    psn_GOMP_parallel(run_member, &r, n, 0);
+    runtime::set_bind_clause(0);  // as GOMP_parallel's flags 0
+    runtime::run_parallel_line(run_member, &r, sizeof r, runtime::team_size_for(n));
   }
   t.dispatch = saved;
 }

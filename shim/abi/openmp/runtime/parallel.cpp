@@ -7,6 +7,8 @@
 // Beyond libgomp: a region started inside a pool task (pthreadpool, ExecuTorch, poolshim) gets a
 // team of 1, so pools never nest into a thread explosion.
 
+#include <cstring>
+
 #include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/libgomp.h"
 #include "abi/openmp/runtime/loop.h"
@@ -149,6 +151,15 @@ void member_main(void* ctx, unsigned m) {
 constexpr long kPreferNs = 50L * 1000 * 1000;
 core::gang::Policy team_gangs(const Team& t) { return core::gang::Policy{kPreferNs, t.level == 1}; }
 
+// member_main for a team whose body reads its body line (run_parallel_line): the line is on the
+// caller's stack, just written, so it is a miss; its address is known before the team's first
+// line arrives, so it is fetched beside the team's lines instead of after the one holding
+// `data` (docs/openmp.md, "A region's line").
+void line_member_main(void* ctx, unsigned m) {
+  __builtin_prefetch(static_cast<Team*>(ctx)->body_line);
+  member_main(ctx, m);
+}
+
 // GOMP_parallel_start's team and gang, until GOMP_parallel_end (heap: the caller returns).
 struct Pending {
   Team team;
@@ -197,6 +208,15 @@ void run_parallel(void (*fn)(void*), void* data, unsigned n, TaskGroup* taskgrou
   init_team(&t, fn, data, n);
   t.taskgroup = taskgroup;
   core::gang::run(t.n, member_main, &t, team_gangs(t));
+  end_team(&t);
+}
+
+void run_parallel_line(void (*fn)(void*), const void* data, size_t size, unsigned n) {
+  POOLSHIM_ASSERT(size <= Team::kBodyLine);
+  Team t;
+  init_team(&t, fn, t.body_line, n);
+  memcpy(t.body_line, data, size);
+  core::gang::run(t.n, line_member_main, &t, team_gangs(t));
   end_team(&t);
 }
 

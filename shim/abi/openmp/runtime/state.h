@@ -118,6 +118,10 @@ struct alignas(64) Team {
   // Detached tasks submitted and not complete (task_queue.cpp): while there is one, a team of one
   // defers its tasks with depend clauses too (task_deferrable's `alone`).
   std::atomic<unsigned> detached_incomplete{0};
+  // The body's data copied into the team (run_parallel_line): its address is the team's, so a
+  // member starting the body fetches this line beside the team's own, not after them.
+  static constexpr size_t kBodyLine = 64;
+  alignas(64) unsigned char body_line[kBodyLine];
 };
 constexpr uint32_t kBarCancelled = 1u << 31;  // in Team::bar's generation; the count is the rest
 inline uint32_t bar_generation(uint64_t bar) { return static_cast<uint32_t>(bar >> 32); }
@@ -412,6 +416,9 @@ void taskgroup_reduction_register(uintptr_t* data);
 // A parallel region whose members' implicit tasks start in `taskgroup` (GOMP_parallel_reductions;
 // parallel.cpp). n: the team size from team_size_for().
 void run_parallel(void (*fn)(void*), void* data, unsigned n, TaskGroup* taskgroup);
+// A parallel region whose body's data, `size` bytes at most Team::kBodyLine, is copied into the
+// team's body line; fn gets its address. n: the team size from team_size_for().
+void run_parallel_line(void (*fn)(void*), const void* data, size_t size, unsigned n);
 
 // Worksharing (loop.cpp): enter the calling member's next construct, creating it with
 // init(arg) when it is the first to arrive (*first = true then); leave it.
