@@ -52,7 +52,8 @@ namespace {
 // variables (argv is nullptr then; more are alloca'd and argv points to them), so that a worker's
 // start costs one miss on it, not one for the region and one for the argument array. A parallel
 // region copies it into the team's body line (runtime::run_parallel_line), which a member fetches
-// beside the team's own lines (docs/openmp.md, "A region's line").
+// beside the team's own lines (docs/openmp.md, "A region's line" and "A `__kmpc` region's line
+// in the team").
 constexpr int32_t kInlineArgs = 5;
 struct alignas(64) Region {
   kmpc_micro fn;

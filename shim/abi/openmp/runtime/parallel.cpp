@@ -154,7 +154,7 @@ core::gang::Policy team_gangs(const Team& t) { return core::gang::Policy{kPrefer
 // member_main for a team whose body reads its body line (run_parallel_line): the line is on the
 // caller's stack, just written, so it is a miss; its address is known before the team's first
 // line arrives, so it is fetched beside the team's lines instead of after the one holding
-// `data` (docs/openmp.md, "A region's line").
+// `data` (docs/openmp.md, "A `__kmpc` region's line in the team").
 void line_member_main(void* ctx, unsigned m) {
   __builtin_prefetch(static_cast<Team*>(ctx)->body_line);
   member_main(ctx, m);
