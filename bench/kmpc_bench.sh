@@ -9,9 +9,12 @@
 #   2. the mixed program (tests/fixtures/openmp/kmpc_mixed.c: OpenMP regions and pthreadpool
 #      calls), its threads with a budget of 2 in each variant (the median over the rounds).
 # Needs clang-14 and libomp-14-dev (scripts/deps.sh openmp), libpthreadpool-dev for part 2.
-# Each construct runs in a process of its own (bench/openmp_bench.sh says why). Writes
+# Each construct runs in a process of its own (bench/openmp_bench.sh says why); within a round the
+# variants of one construct run one after the other, and each round first records the host's
+# mode (bench/host_mode.sh), printed above the table. Writes
 # OUT/kmpc.md; with DATA_DIR, also the raw lines the report judges issue 35's target on
-# (DATA_DIR/kmpc_epcc.txt: "variant construct us").
+# (DATA_DIR/kmpc_epcc.txt: "variant construct us") and the probes (DATA_DIR/kmpc_floor.txt:
+# "round ns").
 # usage: bench/kmpc_bench.sh SHIM OUT_DIR [ROUNDS [REPS [DATA_DIR]]]
 set -euo pipefail
 shim=$(realpath "$1") out=$2 rounds=${3:-7} reps=${4:-20000} data=${5:-}
@@ -33,11 +36,18 @@ declare -A variant=(
   [shim-forward]="LD_PRELOAD=$shim"
   [shim-native]="LD_PRELOAD=$shim POOLSHIM_KMPC=shim")
 order=(libomp shim-forward shim-native)
+source "$here/host_mode.sh"
+host_mode_build "$work" || true
 for r in $(seq 1 "$rounds"); do
-  for v in "${order[@]}"; do
-    for c in "${constructs[@]}"; do
+  host_mode_probe "$work" "$r"
+  # Construct by construct, the variants one after the other: the processes a ratio compares
+  # run seconds apart, within one mode of the host (host_mode.sh).
+  for c in "${constructs[@]}"; do
+    for v in "${order[@]}"; do
       clean env ${variant[$v]} "$work/epcc" "$reps" "$c" | sed "s/^/$v /" >> "$work/epcc.txt"
     done
+  done
+  for v in "${order[@]}"; do
     if [ -n "$mixed" ]; then
       clean env ${variant[$v]} POOLSHIM_NUM_THREADS=2 "$mixed" 2>&1 >/dev/null |
         sed -n "s/^threads=/$v threads /p" >> "$work/mixed.txt"
@@ -50,6 +60,8 @@ value() { awk -v v="$1" -v c="$2" '$1==v && $2==c {print $3}' "$3" | median; }
   echo "# LLVM OpenMP (__kmpc) bench"
   echo
   echo "$(date -u +%Y-%m-%d) on $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds of $reps reps, median of rounds."
+  echo
+  host_mode_line "$work"
   echo
   echo "## EPCC-style overheads of the clang-14 build, microseconds per construct, 2 threads"
   echo
@@ -72,4 +84,5 @@ value() { awk -v v="$1" -v c="$2" '$1==v && $2==c {print $3}' "$3" | median; }
   fi
 } > "$out/kmpc.md"
 if [ -n "$data" ]; then cp "$work/epcc.txt" "$data/kmpc_epcc.txt"; fi
+if [ -n "$data" ] && [ -s "$work/floor.txt" ]; then cp "$work/floor.txt" "$data/kmpc_floor.txt"; fi
 cat "$out/kmpc.md"

@@ -18,11 +18,13 @@
 #   4. regions from two initial threads at once (bench/openmp_callers_bench.c): 2 callers x 3000
 #      regions of 4 threads and x 20000 regions of 2, 1 caller x 200 regions of 64 (milliseconds,
 #      and the member-regions that lost their threadprivate value), on the four variants of 1.
-# Rounds interleave the variants; each EPCC construct runs in a process of its own (a construct
-# run after others carries what they left behind: threads asleep, a kept seat; docs/openmp.md,
-# "One process per construct"). Writes OUT/openmp.md; with DATA_DIR, also the raw lines the
-# report judges issue 34's targets on (DATA_DIR/openmp_epcc.txt: "variant construct us";
-# DATA_DIR/torch_alternating.txt: "variant ratio").
+# Rounds interleave the variants (an EPCC construct's variants one after the other, each round
+# after a probe of the host's mode: bench/host_mode.sh); each construct runs in a process of its
+# own (a construct run after others carries what they left behind: threads asleep, a kept seat;
+# docs/openmp.md, "One process per construct"). Writes OUT/openmp.md; with DATA_DIR, also the
+# raw lines the report judges issue 34's targets on (DATA_DIR/openmp_epcc.txt: "variant
+# construct us"; DATA_DIR/torch_alternating.txt: "variant ratio") and the probes
+# (DATA_DIR/openmp_floor.txt: "round ns").
 # usage: bench/openmp_bench.sh SHIM OUT_DIR [ROUNDS [DATA_DIR]]
 set -euo pipefail
 shim=$1 out=$2 rounds=${3:-3} data=${4:-}
@@ -42,12 +44,20 @@ declare -A variant=(
   [shim-forward]="LD_PRELOAD=$shim POOLSHIM_OPENMP=forward"
   [shim-native]="LD_PRELOAD=$shim POOLSHIM_OPENMP=shim")
 order=(libgomp libomp shim-forward shim-native)
+source "$here/host_mode.sh"
+host_mode_build "$work" || true
 for r in $(seq 1 "$rounds"); do
-  for v in "${order[@]}"; do
-    [ "$v" = libomp ] && [ ! -e "$libomp" ] && continue
-    for c in "${constructs[@]}"; do
+  host_mode_probe "$work" "$r"
+  # Construct by construct, the variants one after the other: the processes a ratio compares
+  # run seconds apart, within one mode of the host (host_mode.sh).
+  for c in "${constructs[@]}"; do
+    for v in "${order[@]}"; do
+      [ "$v" = libomp ] && [ ! -e "$libomp" ] && continue
       clean env ${variant[$v]} "$work/epcc" 20000 "$c" | sed "s/^/$v /" >> "$work/epcc.txt"
     done
+  done
+  for v in "${order[@]}"; do
+    [ "$v" = libomp ] && [ ! -e "$libomp" ] && continue
     clean env ${variant[$v]} "$work/tasks" 1000 10 5 | sed "s/^/$v /" >> "$work/tasks.txt"
     for a in "2 3000 4" "2 20000 2" "1 200 64"; do
       clean env ${variant[$v]} "$work/callers" $a | sed "s/^/$v /" >> "$work/callers.txt"
@@ -74,6 +84,8 @@ rows() {
   echo "# OpenMP bench"
   echo
   echo "$(date -u +%Y-%m-%d) on $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds, median of rounds."
+  echo
+  host_mode_line "$work"
   echo
   echo "## EPCC-style overheads, microseconds per construct, 2 threads"
   echo
@@ -130,4 +142,5 @@ if /usr/bin/python3 -c "import torch" 2>/dev/null; then
   fi
 fi
 if [ -n "$data" ]; then cp "$work/epcc.txt" "$data/openmp_epcc.txt"; fi
+if [ -n "$data" ] && [ -s "$work/floor.txt" ]; then cp "$work/floor.txt" "$data/openmp_floor.txt"; fi
 cat "$out/openmp.md"

@@ -12,6 +12,7 @@
 #   shapes.tsv   side pass shape metric rep ns   (side raw|shim; spin|omp for shape "floor")
 #   openmp_epcc.txt, kmpc_epcc.txt   variant construct us   (bench/openmp_bench.sh, kmpc_bench.sh;
 #                a line a round, rounds in order)
+#   openmp_floor.txt, kmpc_floor.txt   round ns   (the host's mode per round: bench/host_mode.sh)
 #   torch_alternating.txt   variant<TAB>ratio   (bench/openmp_bench.sh)
 set -euo pipefail
 DATA=$1 OUT=$2
@@ -223,6 +224,19 @@ epcc_summary() {
     END { printf "%s|%s %.2fx|%s %.2fx|%d|%d|%s|%s\n", (n && met == n ? "met" : "**MISSED**"), wc, w,
             wrc, wr, met, n, l, (u ? u : "none") }'
 }
+# The host's mode in the OpenMP benches' rounds (bench/host_mode.sh), one line, or nothing.
+host_modes() {
+  local f line=""
+  for f in openmp kmpc; do
+    [ -s "$DATA/${f}_floor.txt" ] || continue
+    line="$line${line:+; }bench/${f}_bench.sh $(awk '{printf "%s%s", (NR > 1 ? ", " : ""), $2}' \
+      "$DATA/${f}_floor.txt") ns"
+  done
+  [ -n "$line" ] || return 0
+  echo "The host's mode, round by round (a spin-only 2-thread call, bench/host_mode.sh): $line."
+  echo "A ratio compares like with like only within one mode (docs/openmp.md, \"The host's mode, and rounds that compare like with like\")."
+  echo
+}
 EPCC_ROWS="" KMPC_ROWS=""
 [ -s "$DATA/openmp_epcc.txt" ] && EPCC_ROWS=$(epcc_rows "$DATA/openmp_epcc.txt" libgomp shim-native)
 [ -s "$DATA/kmpc_epcc.txt" ] && KMPC_ROWS=$(epcc_rows "$DATA/kmpc_epcc.txt" libomp shim-native)
@@ -356,6 +370,7 @@ git -C "$ROOT" diff --quiet HEAD -- . ":(exclude)$(realpath --relative-to="$ROOT
     echo "| issue 35: every EPCC construct of the clang build within ${T_EPCC}x of libomp | not measured | no clang-14 |"
   fi
   echo
+  host_modes
   echo "## Wall time per scenario and layout"
   echo
   echo "Median ms of $RUNS runs, and the ratio to the ideal median."
