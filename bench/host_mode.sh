@@ -1,7 +1,8 @@
 # Sourced by bench/openmp_bench.sh and bench/kmpc_bench.sh: the host's mode, once per round.
 #
 # Why: a region's cost is a few hand-offs of a line between the two CPUs, and on the shared VMs
-# this project is measured on that hand-off moves by 3x for minutes at a time (docs/openmp.md,
+# this project is measured on, those hand-offs slow down for minutes at a time: a region then
+# costs 1.2-1.8 us instead of 0.4-0.5 (docs/openmp.md,
 # "The host's mode, and rounds that compare like with like"). A ratio of two runtimes read in
 # different modes says nothing about either, so each round records the spin-only 2-thread call
 # of bench/dispatch_floor_bench.c (a floor no runtime goes under) and the report prints the
