@@ -10,7 +10,8 @@
 #
 #   host_mode_build DIR        compiles the probe into DIR/floor (returns non-zero if it cannot)
 #   host_mode_probe DIR ROUND  appends "ROUND ns" (median of 5 repetitions) to DIR/floor.txt
-#   host_mode_line DIR         "the spin-only floor per round: a, b, c ns" (or nothing)
+#   host_mode_list FILE        a floor.txt's figures as "a, b, c" (bench/report.sh reads them too)
+#   host_mode_line DIR         the line a bench's report prints (or nothing)
 
 host_mode_build() {
   local here
@@ -25,8 +26,12 @@ host_mode_probe() {
       >> "$1/floor.txt" || true  # a failed probe leaves its round out, never the bench
 }
 
+host_mode_list() {
+  awk '{printf "%s%s", (NR > 1 ? ", " : ""), $2}' "$1"
+}
+
 host_mode_line() {
   [ -s "$1/floor.txt" ] || return 0
   echo "The host's mode (bench/host_mode.sh): a spin-only 2-thread call costs, round by round," \
-    "$(awk '{printf "%s%s", (NR > 1 ? ", " : ""), $2} END {print " ns."}' "$1/floor.txt")"
+    "$(host_mode_list "$1/floor.txt") ns."
 }

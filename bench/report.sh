@@ -225,12 +225,12 @@ epcc_summary() {
             wrc, wr, met, n, l, (u ? u : "none") }'
 }
 # The host's mode in the OpenMP benches' rounds (bench/host_mode.sh), one line, or nothing.
+source "$ROOT/bench/host_mode.sh"
 host_modes() {
   local f line=""
   for f in openmp kmpc; do
     [ -s "$DATA/${f}_floor.txt" ] || continue
-    line="$line${line:+; }bench/${f}_bench.sh $(awk '{printf "%s%s", (NR > 1 ? ", " : ""), $2}' \
-      "$DATA/${f}_floor.txt") ns"
+    line="$line${line:+; }bench/${f}_bench.sh $(host_mode_list "$DATA/${f}_floor.txt") ns"
   done
   [ -n "$line" ] || return 0
   echo "The host's mode, round by round (a spin-only 2-thread call, bench/host_mode.sh): $line."
