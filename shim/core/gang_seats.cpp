@@ -12,11 +12,9 @@ namespace poolshim::core::gang {
 namespace {
 
 Slot g_slots[kSlots];
-constexpr uint64_t gangs_delta(unsigned members) {
-  return 1 + (uint64_t{members} << kMembersShift);
-}
-static_assert(kSlots < (1u << kMembersShift) &&
-                  uint64_t{kSlots} * kMaxMembers < (uint64_t{1} << (kOpensShift - kMembersShift)),
+// One past the highest slot ever taken: crowded() reads the slots below it.
+std::atomic<unsigned> g_slot_end{0};
+static_assert(kSlots < (1u << kOpensShift),
               "the gangs word's fields must not carry into each other");
 // The generation of each slot's gang this thread last served a seat of: a thread serves one
 // seat per gang, as each member of a libgomp team is its own thread (threadprivate data).
@@ -124,8 +122,15 @@ Look look_once(uint32_t id, Pick* pick) {
 OnLine<uint64_t> g_gangs{0};
 
 bool crowded() {
-  const uint64_t members = (g_gangs.load(std::memory_order_relaxed) >> kMembersShift) & 0xffffff;
-  return members > budget();
+  // The members of every open gang, counted or not (each slot's word holds its gang's): a sum of
+  // the few slots in use, no shared counter written at every open and close.
+  const size_t threads = budget();
+  const unsigned end = g_slot_end.load(std::memory_order_relaxed);
+  size_t members = 0;
+  for (unsigned i = 0; i < end; ++i)
+    if ((members += members_of(g_slots[i].word.load(std::memory_order_relaxed))) > threads)
+      return true;
+  return false;
 }
 
 long spin_ns(long spin) { return crowded() && spin > kCrowdedSpinNs ? kCrowdedSpinNs : spin; }
@@ -150,8 +155,15 @@ Slot* take_slot() {
   for (Slot& s : g_slots) {
     bool expected = false;
     if (!s.taken.load(std::memory_order_relaxed) &&
-        s.taken.compare_exchange_strong(expected, true, std::memory_order_acquire))
+        s.taken.compare_exchange_strong(expected, true, std::memory_order_acquire)) {
+      // crowded() reads the slots below g_slot_end: raised the first time a slot this high is
+      // taken, so rarely written.
+      const unsigned end = static_cast<unsigned>(&s - g_slots) + 1;
+      unsigned seen = g_slot_end.load(std::memory_order_relaxed);
+      while (seen < end && !g_slot_end.compare_exchange_weak(seen, end, std::memory_order_relaxed))
+        continue;  // seen was reloaded
       return &s;
+    }
   }
   return nullptr;
 }
@@ -177,7 +189,9 @@ uint32_t open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& w
   s.word.store(pack(gen, n, n > kAffine ? kAffine : n), std::memory_order_release);
   // seq_cst: against an idle worker about to sleep (workers.cpp, sleep_idle), which counts
   // itself a sleeper, then reads the opens; gang.cpp's start() then reads the sleepers.
-  g_gangs.fetch_add(gangs_delta(n) + (uint64_t{1} << kOpensShift), std::memory_order_seq_cst);
+  // A gang whose every seat went to a docked thread has nothing for others to find (g_gangs).
+  s.counted = base::count_bits(assigned) != n - 1;
+  if (s.counted) g_gangs.fetch_add(1 + (uint64_t{1} << kOpensShift), std::memory_order_seq_cst);
   return gen;
 }
 
@@ -186,10 +200,10 @@ void close_slot(Slot& s) {
   POOLSHIM_ASSERT(members_of(w) != 0 && unclaimed(s, members_of(w)) == 0);
   POOLSHIM_ASSERT(s.done.load(std::memory_order_relaxed) == members_of(w) - 1);
   s.word.store(w & ~uint64_t{0xffffffff}, std::memory_order_release);  // members 0: closed
-  const uint64_t before = g_gangs.fetch_sub(gangs_delta(members_of(w)), std::memory_order_seq_cst);
-  // Every open gang counted itself and its members.
-  POOLSHIM_ASSERT((before & 0xffff) != 0 &&
-                  ((before >> kMembersShift) & 0xffffff) >= members_of(w));
+  if (s.counted) {
+    const uint64_t before = g_gangs.fetch_sub(1, std::memory_order_seq_cst);
+    POOLSHIM_ASSERT((before & 0xffff) != 0);  // every counted gang counted itself at its open
+  }
   s.taken.store(false, std::memory_order_release);
 }
 

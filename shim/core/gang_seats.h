@@ -51,6 +51,9 @@ struct Slot {
   std::atomic<uint32_t> done{0};           // members (other than 0) that returned; futex word
   std::atomic<uint32_t> caller_asleep{0};  // the caller sleeps on done: members wake it
   std::atomic<bool> taken{false};          // owned by a caller between start() and join()
+  // Whether the open is counted in g_gangs: not when every seat went to a docked thread, as no
+  // thread has to find such a gang. Written and read by the slot's caller only.
+  bool counted = false;
 };
 
 inline uint32_t gen_of(uint64_t w) { return static_cast<uint32_t>(w >> 32); }
@@ -111,13 +114,15 @@ bool preferred_busy(const Slot& s, unsigned affine);
 
 // One seat of any open gang, a seat preferred for the calling thread first; true if it ran one.
 bool serve_any();
-// The gangs open, their members and the opens so far, in one word on a line of its own:
-// {opens:24, members:24, open:16}. A gang's open and close are one read-modify-write each on it;
-// idle pool workers poll the opens, callers' waits read the members (crowded()), every idle
-// worker's look reads the count (any_open()). The opens, at the top, wrap harmlessly; the count
-// (<= kSlots) and the members (<= kSlots * kMaxMembers) never carry into the field above them.
+// The gangs with seats to find that are open, and how many opened so far, in one word on a line
+// of its own: {opens:48, open:16}. Such a gang's open and close are one read-modify-write each on
+// it; idle pool workers poll the opens, and every idle worker's look reads the count
+// (any_open()). A gang whose every seat went to a docked thread (Slot::counted) is in neither:
+// idle workers poll this line, so each write to it waits for their copies to be invalidated, two
+// such waits on every region's path (docs/openmp.md, "A region's gang off the idle workers'
+// line"). The opens, at the top, wrap harmlessly; the count (<= kSlots) never carries into them.
 extern OnLine<uint64_t> g_gangs;
-constexpr unsigned kMembersShift = 16, kOpensShift = 40;
+constexpr unsigned kOpensShift = 16;
 
 // Whether some gang is open.
 inline bool any_open() { return (g_gangs.load(std::memory_order_acquire) & 0xffff) != 0; }

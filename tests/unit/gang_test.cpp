@@ -17,6 +17,7 @@
 
 #include "core/counters.h"
 #include "core/gang.h"
+#include "core/gang_seats.h"
 #include "core/servers.h"
 #include "core/size.h"
 
@@ -169,15 +170,20 @@ TEST(Gang, PauseGivesFreshThreads) {
 // last time without waiting for its claim (core/gang_seats.h, "Docking"): the docked_seats counter
 // counts it, and that thread runs it. A worker is docked only while it spins (50 us after its
 // last work), so each try first waits until it is.
+// While it runs, seat 1 also records whether the gangs' word counts an open gang: a gang whose
+// every seat went to a docked thread is not counted (nobody has to find it), a gang whose seat was
+// claimed is.
 struct Seat1 {
   pthread_t thread;
   uint32_t id;
+  bool counted;
 };
 void record_seat1(void* ctx, unsigned m) {
   if (m != 1) return;
   Seat1& s = *static_cast<Seat1*>(ctx);
   s.thread = pthread_self();
   s.id = poolshim::core::servers::id_if_any();
+  s.counted = poolshim::core::gang::any_open();
 }
 
 TEST(Gang, ADockedWorkerIsGivenItsSeatAndRunsIt) {
@@ -199,8 +205,48 @@ TEST(Gang, ADockedWorkerIsGivenItsSeatAndRunsIt) {
     ASSERT_EQ(poolshim_debug_counters(&c, 0), 0);
     EXPECT_TRUE(pthread_equal(again.thread, first.thread));  // docked or not, its thread
     given = c.docked_seats > before;
+    EXPECT_EQ(again.counted, !given);
   }
   EXPECT_TRUE(given) << "no start gave the docked worker its seat in 200 tries";
+}
+
+// crowded() counts the members of every open gang, those of a gang given whole to docked threads
+// too (which the gangs' word does not count): a gang of 2 whose member 0 runs a nested gang of
+// budget() members makes budget() + 2 members, more than the budget, whichever seats were docked.
+struct Nest {
+  unsigned inner_n;
+  int inner_crowded;
+};
+void inner_member(void* ctx, unsigned m) {
+  if (m == 1) static_cast<Nest*>(ctx)->inner_crowded = poolshim::core::gang::crowded();
+}
+void outer_member(void* ctx, unsigned m) {
+  if (m != 0) return;
+  Nest& nest = *static_cast<Nest*>(ctx);
+  poolshim::core::gang::run(nest.inner_n, inner_member, &nest, kPreferring);
+}
+
+TEST(Gang, CrowdedCountsTheMembersOfGangsGivenToDockedThreads) {
+  namespace core = poolshim::core;
+  poolshim_sched_counters c{};
+  if (poolshim_debug_counters(&c, 0) != 0) GTEST_SKIP() << "counters compiled out (Release)";
+  if (core::pool_size() < 2) GTEST_SKIP() << "no pool worker to dock (a budget of 1)";
+  Seat1 first{};
+  core::gang::run(2, record_seat1, &first, kPreferring);
+  ASSERT_TRUE(first.id != 0 && first.id < core::servers::kTrackedIds);
+  const std::atomic<uint64_t>& dock = core::servers::g_server[first.id].dock;
+  bool given = false;
+  for (int attempt = 0; attempt < 200 && !given; ++attempt) {
+    for (int i = 0; i < 100000 && dock.load() != core::servers::kDocked; ++i) sched_yield();
+    ASSERT_EQ(poolshim_debug_counters(&c, 0), 0);
+    const uint64_t before = c.docked_seats;
+    Nest nest{static_cast<unsigned>(core::budget()), -1};
+    core::gang::run(2, outer_member, &nest, kPreferring);
+    ASSERT_EQ(poolshim_debug_counters(&c, 0), 0);
+    EXPECT_EQ(nest.inner_crowded, 1);
+    given = c.docked_seats > before;
+  }
+  EXPECT_TRUE(given) << "no start gave a docked worker a seat in 200 tries";
 }
 
 }  // namespace
