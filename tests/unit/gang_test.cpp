@@ -186,25 +186,42 @@ void record_seat1(void* ctx, unsigned m) {
   s.counted = poolshim::core::gang::any_open();
 }
 
-TEST(Gang, ADockedWorkerIsGivenItsSeatAndRunsIt) {
-  namespace core = poolshim::core;
-  poolshim_sched_counters c{};
-  if (poolshim_debug_counters(&c, 0) != 0) GTEST_SKIP() << "counters compiled out (Release)";
-  if (core::pool_size() < 2) GTEST_SKIP() << "no pool worker to dock (a budget of 1)";
-  Seat1 first{};
-  core::gang::run(2, record_seat1, &first, kPreferring);
-  ASSERT_TRUE(first.id != 0 && first.id < core::servers::kTrackedIds);
-  const std::atomic<uint64_t>& dock = core::servers::g_server[first.id].dock;
+// Skips unless counters are compiled in and the pool has a worker to dock; runs a first gang of
+// 2, whose seat 1's thread the next gangs prefer. (Run in the same process after other tests,
+// that thread may be a gang thread, which never docks; CTest runs each test in its own.)
+class DockedGang : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    poolshim_sched_counters c{};
+    if (poolshim_debug_counters(&c, 0) != 0) GTEST_SKIP() << "counters compiled out (Release)";
+    if (poolshim::core::pool_size() < 2) GTEST_SKIP() << "no pool worker to dock (a budget of 1)";
+    poolshim::core::gang::run(2, record_seat1, &first_, kPreferring);
+    ASSERT_TRUE(first_.id != 0 && first_.id < poolshim::core::servers::kTrackedIds);
+  }
+  // Waits until that thread is docked (it docks while it spins idle, 50 us after its last work),
+  // then calls run_gang(); true if a start gave a docked worker its seat meanwhile (the
+  // docked_seats counter moved).
+  template <class RunGang>
+  bool RunOnceDocked(RunGang run_gang) {
+    namespace servers = poolshim::core::servers;
+    const std::atomic<uint64_t>& dock = servers::g_server[first_.id].dock;
+    for (int i = 0; i < 100000 && dock.load() != servers::kDocked; ++i) sched_yield();
+    poolshim_sched_counters c{};
+    EXPECT_EQ(poolshim_debug_counters(&c, 0), 0);
+    const uint64_t before = c.docked_seats;
+    run_gang();
+    EXPECT_EQ(poolshim_debug_counters(&c, 0), 0);
+    return c.docked_seats > before;
+  }
+  Seat1 first_{};
+};
+
+TEST_F(DockedGang, ADockedWorkerIsGivenItsSeatAndRunsIt) {
   bool given = false;
   for (int attempt = 0; attempt < 200 && !given; ++attempt) {
-    for (int i = 0; i < 100000 && dock.load() != core::servers::kDocked; ++i) sched_yield();
-    ASSERT_EQ(poolshim_debug_counters(&c, 0), 0);
-    const uint64_t before = c.docked_seats;
     Seat1 again{};
-    core::gang::run(2, record_seat1, &again, kPreferring);
-    ASSERT_EQ(poolshim_debug_counters(&c, 0), 0);
-    EXPECT_TRUE(pthread_equal(again.thread, first.thread));  // docked or not, its thread
-    given = c.docked_seats > before;
+    given = RunOnceDocked([&] { poolshim::core::gang::run(2, record_seat1, &again, kPreferring); });
+    EXPECT_TRUE(pthread_equal(again.thread, first_.thread));  // docked or not, its thread
     EXPECT_EQ(again.counted, !given);
   }
   EXPECT_TRUE(given) << "no start gave the docked worker its seat in 200 tries";
@@ -226,25 +243,12 @@ void outer_member(void* ctx, unsigned m) {
   poolshim::core::gang::run(nest.inner_n, inner_member, &nest, kPreferring);
 }
 
-TEST(Gang, CrowdedCountsTheMembersOfGangsGivenToDockedThreads) {
-  namespace core = poolshim::core;
-  poolshim_sched_counters c{};
-  if (poolshim_debug_counters(&c, 0) != 0) GTEST_SKIP() << "counters compiled out (Release)";
-  if (core::pool_size() < 2) GTEST_SKIP() << "no pool worker to dock (a budget of 1)";
-  Seat1 first{};
-  core::gang::run(2, record_seat1, &first, kPreferring);
-  ASSERT_TRUE(first.id != 0 && first.id < core::servers::kTrackedIds);
-  const std::atomic<uint64_t>& dock = core::servers::g_server[first.id].dock;
+TEST_F(DockedGang, CrowdedCountsTheMembersOfGangsGivenToDockedThreads) {
   bool given = false;
   for (int attempt = 0; attempt < 200 && !given; ++attempt) {
-    for (int i = 0; i < 100000 && dock.load() != core::servers::kDocked; ++i) sched_yield();
-    ASSERT_EQ(poolshim_debug_counters(&c, 0), 0);
-    const uint64_t before = c.docked_seats;
-    Nest nest{static_cast<unsigned>(core::budget()), -1};
-    core::gang::run(2, outer_member, &nest, kPreferring);
-    ASSERT_EQ(poolshim_debug_counters(&c, 0), 0);
+    Nest nest{static_cast<unsigned>(poolshim::core::budget()), -1};
+    given = RunOnceDocked([&] { poolshim::core::gang::run(2, outer_member, &nest, kPreferring); });
     EXPECT_EQ(nest.inner_crowded, 1);
-    given = c.docked_seats > before;
   }
   EXPECT_TRUE(given) << "no start gave a docked worker a seat in 200 tries";
 }
