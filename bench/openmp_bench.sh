@@ -43,7 +43,9 @@ declare -A variant=(
   [libomp]="LD_PRELOAD=$libomp"
   [shim-forward]="LD_PRELOAD=$shim POOLSHIM_OPENMP=forward"
   [shim-native]="LD_PRELOAD=$shim POOLSHIM_OPENMP=shim")
-order=(libgomp libomp shim-forward shim-native)
+order=(libgomp libomp shim-forward shim-native)  # the tables' columns
+measured=("${order[@]}")  # the variants run: libomp's only where it is installed
+[ -e "$libomp" ] || measured=(libgomp shim-forward shim-native)
 source "$here/host_mode.sh"
 host_mode_build "$work" || true
 for r in $(seq 1 "$rounds"); do
@@ -51,13 +53,11 @@ for r in $(seq 1 "$rounds"); do
   # Construct by construct, the variants one after the other: the processes a ratio compares
   # run seconds apart, within one mode of the host (host_mode.sh).
   for c in "${constructs[@]}"; do
-    for v in "${order[@]}"; do
-      [ "$v" = libomp ] && [ ! -e "$libomp" ] && continue
+    for v in "${measured[@]}"; do
       clean env ${variant[$v]} "$work/epcc" 20000 "$c" | sed "s/^/$v /" >> "$work/epcc.txt"
     done
   done
-  for v in "${order[@]}"; do
-    [ "$v" = libomp ] && [ ! -e "$libomp" ] && continue
+  for v in "${measured[@]}"; do
     clean env ${variant[$v]} "$work/tasks" 1000 10 5 | sed "s/^/$v /" >> "$work/tasks.txt"
     for a in "2 3000 4" "2 20000 2" "1 200 64"; do
       clean env ${variant[$v]} "$work/callers" $a | sed "s/^/$v /" >> "$work/callers.txt"
