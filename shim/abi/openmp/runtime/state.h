@@ -105,7 +105,7 @@ struct alignas(64) Team {
   Lock task_lock;
   std::atomic<TaskQueue*> task_queues{nullptr};
   // Members that queued a task in this region (each counts itself at its first): they share the
-  // bound on pending tasks (task_queue.cpp's share_of).
+  // bound on pending tasks (task_wait.h's over_share).
   std::atomic<unsigned> task_creators{0};
   std::atomic<uint32_t> task_event{0};
   std::atomic<uint32_t> task_sleepers{0};
@@ -151,7 +151,7 @@ struct ThreadState {
   bool in_final = false;
   bool target_fallback = false;
   // The last task_deferrable() answered no because the thread's queue is at its bound (the task
-  // runs at once), and how many such tasks it ran (every 16th is timed: task_queue.cpp,
+  // runs at once), and how many such tasks it ran (every 64th is timed: task_queue.cpp,
   // task_overflow_sample). In the flags' padding: the state's size stays 176 bytes.
   bool queue_full = false;
   uint8_t overflow_runs = 0;
@@ -188,9 +188,11 @@ const void* current_task();
 // Inline (below me()): every undeferred task opens one.
 struct TaskScope {
   explicit inline TaskScope(const void* tag);
+  inline TaskScope(ThreadState& s, const void* tag);  // s: me(), from a caller that holds it
   inline ~TaskScope();
   TaskScope(const TaskScope&) = delete;
   TaskScope& operator=(const TaskScope&) = delete;
+  ThreadState& state;
   Icv saved_icv;
   const void* saved_task;
 };
@@ -221,16 +223,17 @@ inline void copy_icv(Icv* to, const Icv& from) {
   __builtin_memcpy(to, &from, sizeof(Icv));
   asm volatile("" : "+m"(*to));
 }
-TaskScope::TaskScope(const void* tag) {
-  ThreadState& s = me();
+TaskScope::TaskScope(const void* tag) : TaskScope(me(), tag) {}
+TaskScope::TaskScope(ThreadState& s, const void* tag) : state(s) {
+  POOLSHIM_ASSERT(&s == &me());
   copy_icv(&saved_icv, s.icv);
   saved_task = s.task;
   s.task = tag;
 }
 TaskScope::~TaskScope() {
-  ThreadState& s = me();
-  copy_icv(&s.icv, saved_icv);
-  s.task = saved_task;
+  POOLSHIM_ASSERT(&state == &me());  // an undeferred task never migrates
+  copy_icv(&state.icv, saved_icv);
+  state.task = saved_task;
 }
 
 Icv& icv();  // me().icv
@@ -351,18 +354,17 @@ void taskgroup_end();
 bool taskgroup_cancelled();
 bool taskgroup_cancelled(const TaskGroup* g);
 
-// Deferred tasks (task_queue.cpp). task_deferrable(): whether a new task of the calling
-// thread may be queued (a team of more than one, or of one when `alone`: a detached task, whose
-// creator must not wait for its event there, or a task with depend clauses while a detached task
-// is incomplete (team_detached_incomplete), as it may depend on one: libgomp defers every task
-// of a team; not inside a final task; fewer than libgomp's 64 tasks per member pending; extra:
-// tasks about to be created). task_alloc() makes a node with room for arg_size bytes aligned to
-// arg_align (its event, &node->event, is the task's omp_event_handle_t for detach);
-// task_submit() binds it to the calling thread's current task and taskgroup and queues it, or
-// with a depend array (GOMP_task's) once its earlier siblings that it depends on are complete
+// Deferred tasks (task_queue.cpp). task_deferrable() (inline in task_wait.h): whether a new task of
+// the calling thread may be queued (a team of more than one, or of one when `alone`: a detached
+// task, whose creator must not wait for its event there, or a task with depend clauses while a
+// detached task is incomplete (team_detached_incomplete), as it may depend on one: libgomp defers
+// every task of a team; not inside a final task; fewer than libgomp's 64 tasks per member pending;
+// extra: tasks about to be created). task_alloc() makes a node with room for arg_size bytes aligned
+// to arg_align (its event, &node->event, is the task's omp_event_handle_t for detach);
+// task_submit() binds it to the calling thread's current task and taskgroup and queues it, or with
+// a depend array (GOMP_task's) once its earlier siblings that it depends on are complete
 // (task_depend.cpp). copied: its data came from a copy function (a cancelled taskgroup still runs
 // it, as libgomp's).
-bool task_deferrable(unsigned long extra, bool alone = false);
 // A task that ran at once because its creator's queue was at its bound (ThreadState::queue_full)
 // took `ticks` (base::ticks()): the queue's running figure of such tasks (TaskQueue::inline_ticks,
 // read by wait_until).
@@ -393,14 +395,12 @@ void task_wait_depend(void** depend);
 // (returns the encountering task's node), end after it. Inline: most tasks of a busy team run
 // undeferred (task_deferrable's bound), and most of those create no task of their own.
 void task_undeferred_release(TaskNode* own);  // task_queue.cpp
-inline TaskNode* task_undeferred_begin() {
-  ThreadState& s = me();
+inline TaskNode* task_undeferred_begin(ThreadState& s) {
   TaskNode* outer = s.node;
   s.node = nullptr;  // the deferred tasks it creates are its children (implicit_node)
   return outer;
 }
-inline void task_undeferred_end(TaskNode* outer) {
-  ThreadState& s = me();
+inline void task_undeferred_end(ThreadState& s, TaskNode* outer) {
   TaskNode* own = s.node;
   s.node = outer;
   if (own != nullptr) task_undeferred_release(own);

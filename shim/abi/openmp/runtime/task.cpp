@@ -21,6 +21,7 @@
 #include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/state.h"
 #include "abi/openmp/runtime/task_node.h"
+#include "abi/openmp/runtime/task_wait.h"
 #include "abi/openmp/runtime/xmalloc.h"
 #include "base/clock.h"
 #include "core/futex.h"
@@ -46,30 +47,39 @@ void wait_fulfilled(TaskEvent& event) {
   while (!fulfilled()) poolshim::core::futex_wait(&event.fulfilled, 0);
 }
 
+// A task's body on a copy of its data made by its copy function (cpyfn: firstprivate objects of
+// a class type), in a frame of its own: most undeferred tasks have none, and their path stays
+// small enough to be inlined where they are met.
+__attribute__((noinline)) void run_on_copy(void (*fn)(void*), void* data,
+                                           void (*cpyfn)(void*, void*), long arg_size,
+                                           long arg_align) {
+  size_t size = static_cast<size_t>(arg_size) + static_cast<size_t>(arg_align) - 1;
+  char stack_buf[256];
+  char* buf = size <= sizeof stack_buf ? stack_buf : static_cast<char*>(xmalloc(size));
+  char* arg = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(buf) + arg_align - 1) &
+                                      ~static_cast<uintptr_t>(arg_align - 1));
+  cpyfn(arg, data);
+  fn(arg);
+  if (buf != stack_buf) free(buf);
+}
+
 // An undeferred task's body, run by its creator at once: its own data environment and identity,
 // its deferred tasks its own children (task_undeferred_begin).
-void run_undeferred(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
-                    long arg_align, unsigned flags) {
-  ThreadState& s = me();
+// s: the calling thread's (me()), read once by the caller: the task runs on this thread.
+inline void run_undeferred(ThreadState& s, void (*fn)(void*), void* data,
+                           void (*cpyfn)(void*, void*), long arg_size, long arg_align,
+                           unsigned flags) {
   TaskGroup* taskgroup = s.taskgroup;
   bool was_final = s.in_final;
   char self;  // the task's identity while it runs (nest locks), with its own ICVs (icv-1.c)
-  TaskScope scope(&self);
-  TaskNode* outer = task_undeferred_begin();
+  TaskScope scope(s, &self);
+  TaskNode* outer = task_undeferred_begin(s);
   s.in_final = was_final || (flags & kTaskFlagFinal) != 0;
-  if (cpyfn == nullptr) {
+  if (cpyfn == nullptr)
     fn(data);
-  } else {
-    size_t size = static_cast<size_t>(arg_size) + static_cast<size_t>(arg_align) - 1;
-    char stack_buf[256];
-    char* buf = size <= sizeof stack_buf ? stack_buf : static_cast<char*>(xmalloc(size));
-    char* arg = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(buf) + arg_align - 1) &
-                                        ~static_cast<uintptr_t>(arg_align - 1));
-    cpyfn(arg, data);
-    fn(arg);
-    if (buf != stack_buf) free(buf);
-  }
-  task_undeferred_end(outer);
+  else
+    run_on_copy(fn, data, cpyfn, arg_size, arg_align);
+  task_undeferred_end(s, outer);
   s.in_final = was_final;  // the same thread: an undeferred task never migrates
   s.taskgroup = taskgroup;
 }
@@ -117,7 +127,7 @@ void task_submit_detached(TaskNode* n, bool if_clause, unsigned flags, void** de
   }
   if (depend != nullptr) task_wait_depend(depend);
   task_detached_undeferred_begin(n);
-  run_undeferred(n->fn, n->arg, nullptr, 0, 1, flags);
+  run_undeferred(me(), n->fn, n->arg, nullptr, 0, 1, flags);
   task_detached_undeferred_end(n);
 }
 
@@ -178,11 +188,12 @@ void psn_GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), l
   if (depend != nullptr) task_wait_depend(depend);
   TaskEvent event;  // a detached one's: it is complete once its body returned and this fulfilled
   if (detached) publish_event(detach, data, &event);
-  // Every 16th task that runs here because the creator's queue is full is timed (takes_back_off).
+  // Every 64th task that runs here because the creator's queue is full is timed (takes_back_off;
+  // a time-stamp read costs 10-15 ns on the VMs measured, a tiny task's path 20-35).
   ThreadState& s = me();
-  const bool timed = if_clause && s.queue_full && ++s.overflow_runs % 16 == 0;
+  const bool timed = if_clause && s.queue_full && ++s.overflow_runs % 64 == 0;
   const uint64_t start = timed ? poolshim::base::ticks() : 0;
-  run_undeferred(fn, data, cpyfn, arg_size, arg_align, flags);
+  run_undeferred(s, fn, data, cpyfn, arg_size, arg_align, flags);
   // A thread that moved to another CPU meanwhile may read an earlier count: a wrap, capped.
   if (timed) task_overflow_sample(poolshim::base::ticks() - start);
   if (detached) wait_fulfilled(event);  // as libgomp: its creator waits for the event

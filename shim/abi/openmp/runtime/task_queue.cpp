@@ -3,7 +3,7 @@
 //
 // As libgomp (its task.c and team.c, read for the semantics, never copied): a task created in a
 // team of more than one (or of one, when detached), with a true if clause, not inside a final
-// task, while its creator has fewer pending than its share of the bound (share_of), is deferred:
+// task, while its creator has fewer pending than its share of the bound (over_share), is deferred:
 // its data is copied into its node (with the copy function, else bytewise), it is bound to its
 // encountering task (its parent, whose taskwait waits for it) and to that task's innermost
 // taskgroup, and queued in its creator's queue (below; priorities are ignored, which the
@@ -48,41 +48,9 @@
 #include "base/assert.h"
 #include "core/futex.h"
 
-// 0 at compile time (-DPOOLSHIM_OPENMP_DEFERRED_TASKS=0): every task undeferred, as before
-// deferred tasks (for comparisons; the scheduling points then find nothing queued).
-#ifndef POOLSHIM_OPENMP_DEFERRED_TASKS
-#define POOLSHIM_OPENMP_DEFERRED_TASKS 1
-#endif
-
 namespace poolshim::abi::openmp::runtime {
 
 namespace {
-
-// libgomp's bound before tasks run undeferred: 64 pending per member of the team. The shim counts
-// each creator's own pending tasks against its share of 64 per member of a team of up to
-// kBoundMembers, so that a creation reads its own line and one team word only: all of it while
-// one member queues tasks (libgomp's bound, then), an even split, at least 64 each, once several
-// do (about libgomp's team-wide count: a drain of twice as many tasks at the region's end made
-// branch_task_tree 1.3x libgomp's; docs/openmp.md, "Tasks of every member"). Wider teams stop at
-// kBoundMembers' worth, so that every member creating at once keeps as many waiting as LLVM's
-// libomp at most (256 per thread; docs/openmp.md, "Differences").
-constexpr unsigned long kPendingPerMember = 64;
-constexpr unsigned kBoundMembers = 8;
-
-// The bound itself: tasks of one creator pending before its next runs at once.
-unsigned long bound_of(const Team* t) {
-  return kPendingPerMember * (t->n < kBoundMembers ? t->n : kBoundMembers);
-}
-
-// A creator's share of the bound while several members queue tasks: an even split, at least
-// kPendingPerMember each.
-unsigned long share_of(const Team* t) {
-  const unsigned creators = t->task_creators.load(std::memory_order_relaxed);
-  const unsigned long bound = bound_of(t);
-  if (creators <= 1) return bound;
-  const unsigned long share = bound / creators;
-  return share > kPendingPerMember ? share : kPendingPerMember;
-}
 
 TaskQueue* make_queues(Team* t) {
   TaskQueue* qs = queues_of(t);
@@ -95,12 +63,6 @@ TaskQueue* make_queues(Team* t) {
     return fresh;
   free(mem);  // another member made them first (TaskQueue is trivially destructible)
   return qs;
-}
-
-// Tasks charged to q's member and not complete (a creator's own line: task_deferrable).
-unsigned long pending_of(const TaskQueue& q) {
-  const unsigned long completed = q.completed.load(std::memory_order_acquire);
-  return q.created.load(std::memory_order_relaxed) - completed;
 }
 
 void release(TaskNode* n) {
@@ -202,20 +164,6 @@ void queue_task(Team* t, TaskNode* n) {
   q.lock.unlock();
 }
 
-bool task_deferrable(unsigned long extra, bool alone) {
-  if (!POOLSHIM_OPENMP_DEFERRED_TASKS) return false;
-  ThreadState& s = me();
-  s.queue_full = false;
-  const Team* t = s.team;
-  if (t == nullptr || !(t->n > 1 || alone) || s.in_final) return false;
-  // libgomp's bound, on the creator's own pending tasks (share_of): its own line and the
-  // team's count of creators only.
-  const TaskQueue* qs = queues_of(t);
-  const unsigned long own = qs != nullptr ? pending_of(qs[s.num]) : 0;
-  s.queue_full = own + extra > share_of(t);
-  return !s.queue_full;
-}
-
 void task_overflow_sample(uint64_t ticks) {
   const ThreadState& s = me();
   TaskQueue* qs = s.team != nullptr ? queues_of(s.team) : nullptr;
@@ -232,7 +180,7 @@ bool takes_back_off(Team* t, unsigned home) {
   const TaskQueue& q = queues_of(t)[home];
   const uint32_t tiny = q.inline_ticks.load(std::memory_order_relaxed);
   // Near the bound (a few tasks below it: the one just taken, those its creator queued since).
-  return tiny != 0 && tiny < kTinyTaskTicks && pending_of(q) + 8 > share_of(t);
+  return tiny != 0 && tiny < kTinyTaskTicks && over_share(t, pending_of(q) + 8);
 }
 
 TaskNode* task_alloc(void (*fn)(void*), long arg_size, long arg_align, bool detach, char** arg) {

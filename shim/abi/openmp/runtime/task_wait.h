@@ -12,6 +12,12 @@
 #include "core/futex.h"
 #include "core/wait.h"
 
+// 0 at compile time (-DPOOLSHIM_OPENMP_DEFERRED_TASKS=0): every task undeferred, as before
+// deferred tasks (for comparisons; the scheduling points then find nothing queued).
+#ifndef POOLSHIM_OPENMP_DEFERRED_TASKS
+#define POOLSHIM_OPENMP_DEFERRED_TASKS 1
+#endif
+
 namespace poolshim::abi::openmp::runtime {
 
 // One member's share of its team's deferred tasks, on a line of its own. created and completed
@@ -31,7 +37,7 @@ struct alignas(64) TaskQueue {
   std::atomic<unsigned long> completed{0};  // ... that are complete (by whoever completes them)
   std::atomic<unsigned> inflight{0};        // completions of its tasks still touching the team
   // How long the tasks its member ran at once take, in base::ticks(), while its queue was at its
-  // bound (a running figure of every 16th; 0: none timed): a member that takes this queue's
+  // bound (a running figure of every 64th; 0: none timed): a member that takes this queue's
   // tasks backs off when they are tiny and the queue is full (wait_until).
   std::atomic<uint32_t> inline_ticks{0};
 };
@@ -39,6 +45,60 @@ struct alignas(64) TaskQueue {
 // The team's queues, made by the first task submitted in it (nullptr before).
 inline TaskQueue* queues_of(const Team* t) {
   return t->task_queues.load(std::memory_order_acquire);
+}
+
+// libgomp's bound before tasks run undeferred: 64 pending per member of the team. The shim counts
+// each creator's own pending tasks against its share of 64 per member of a team of up to
+// kBoundMembers, so that a creation reads its own line and one team word only: all of it while
+// one member queues tasks (libgomp's bound, then), an even split, at least 64 each, once several
+// do (about libgomp's team-wide count: a drain of twice as many tasks at the region's end made
+// branch_task_tree 1.3x libgomp's; docs/openmp.md, "Tasks of every member"). Wider teams stop at
+// kBoundMembers' worth, so that every member creating at once keeps as many waiting as LLVM's
+// libomp at most (256 per thread; docs/openmp.md, "Differences").
+constexpr unsigned long kPendingPerMember = 64;
+constexpr unsigned kBoundMembers = 8;
+
+// The bound itself: tasks of one creator pending before its next runs at once.
+inline unsigned long bound_of(const Team* t) {
+  return kPendingPerMember * (t->n < kBoundMembers ? t->n : kBoundMembers);
+}
+
+// Whether `pending` tasks of one creator exceed its share of the bound while several members
+// queue tasks: an even split, at least kPendingPerMember each. pending > bound / creators is
+// compared as pending * creators > bound (the same for integers), without a division on every
+// task's path.
+inline bool over_share(const Team* t, unsigned long pending) {
+  const unsigned creators = t->task_creators.load(std::memory_order_relaxed);
+  const unsigned long bound = bound_of(t);
+  // Over the whole bound is over any share (and keeps the product below from overflowing: a
+  // taskloop asks with all its tasks).
+  const bool over = pending > bound ||
+                    (creators > 1 && pending > kPendingPerMember && pending * creators > bound);
+  POOLSHIM_ASSERT(
+      over == (pending > (creators <= 1 ? bound : std::max(bound / creators, kPendingPerMember))));
+  return over;
+}
+
+// Tasks charged to q's member and not complete (a creator's own line: task_deferrable).
+inline unsigned long pending_of(const TaskQueue& q) {
+  const unsigned long completed = q.completed.load(std::memory_order_acquire);
+  return q.created.load(std::memory_order_relaxed) - completed;
+}
+
+// Whether a new task of the calling thread may be queued (state.h, before task_alloc): inline,
+// as every task's path asks it, most of them to be told no (a busy team runs most tasks at once).
+inline bool task_deferrable(unsigned long extra, bool alone = false) {
+  if (!POOLSHIM_OPENMP_DEFERRED_TASKS) return false;
+  ThreadState& s = me();
+  s.queue_full = false;
+  const Team* t = s.team;
+  if (t == nullptr || !(t->n > 1 || alone) || s.in_final) return false;
+  // libgomp's bound, on the creator's own pending tasks (over_share): its own line and the
+  // team's count of creators only.
+  const TaskQueue* qs = queues_of(t);
+  const unsigned long own = qs != nullptr ? pending_of(qs[s.num]) : 0;
+  s.queue_full = over_share(t, own + extra);
+  return !s.queue_full;
 }
 
 // Tasks charged to the team and not complete (every completed count read before every created

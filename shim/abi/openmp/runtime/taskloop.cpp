@@ -17,6 +17,7 @@
 
 #include "abi/openmp/runtime/entry_points.h"
 #include "abi/openmp/runtime/state.h"
+#include "abi/openmp/runtime/task_wait.h"
 #include "abi/openmp/runtime/xmalloc.h"
 
 namespace poolshim::abi::openmp::runtime {
