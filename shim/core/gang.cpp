@@ -157,7 +157,7 @@ Gang start(unsigned n, MemberFn fn, void* ctx, const Policy& policy) {
   // Spinning workers see the open (gangs_opened()); sleeping ones are woken, every one with
   // preferences: futex_wake picks sleepers at random. A gang whose every seat went to a docked
   // thread wakes nobody.
-  const bool all_docked = count_bits(assigned) == n - 1;
+  const bool all_docked = !s->counted;  // open_slot decided it: no seat for others to find
   size_t pool_workers = pool_size() > 1 ? pool_size() - 1 : 0;
   if (pool_workers > 0 && !all_docked) {
     workers::ensure(n - 1 < pool_workers ? n - 1 : pool_workers);
