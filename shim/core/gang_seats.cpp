@@ -2,6 +2,7 @@
 #include "core/gang_seats.h"
 
 #include "base/assert.h"
+#include "base/resident_pages.h"
 #include "core/futex.h"
 #include "core/gang_family.h"
 #include "core/servers.h"
@@ -263,9 +264,14 @@ bool preferred_busy(const Slot& s, unsigned affine) {
 }
 
 void seats_atfork_child() {
-  for (Slot& s : g_slots) {
-    s.word.store(0, std::memory_order_relaxed);
-    s.taken.store(false, std::memory_order_relaxed);
+  // Past the slots ever taken, only the fields on pages the child has (base/resident_pages.h): a
+  // slot may have been taken while the fork copied the pages, after g_slot_end's.
+  const unsigned end = g_slot_end.load(std::memory_order_relaxed);
+  const base::ResidentPages pages(g_slots, sizeof g_slots);
+  for (unsigned i = 0; i < kSlots; ++i) {
+    Slot& s = g_slots[i];
+    if (i < end || pages.may_hold(&s.word)) base::reset_if_set(s.word, uint64_t{0});
+    if (i < end || pages.may_hold(&s.taken)) base::reset_if_set(s.taken, false);
   }
   g_gangs.store(0, std::memory_order_relaxed);
 }

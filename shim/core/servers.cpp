@@ -1,6 +1,7 @@
 // The registry of serving threads (servers.h): its storage, idle(), release_kept(), the fork reset.
 #include "core/servers.h"
 
+#include "base/resident_pages.h"
 #include "core/workers.h"
 
 namespace poolshim::core::servers {
@@ -35,11 +36,18 @@ void release_kept(uint32_t family) {
 void atfork_child() {
   g_served_threads.store(0, std::memory_order_relaxed);
   t_served = 0;  // the forking thread's record: it is the child's only thread
-  for (Server& v : g_server) {
-    v.busy.store(false, std::memory_order_relaxed);
-    v.alive.store(false, std::memory_order_relaxed);
-    v.keeper.store(0, std::memory_order_relaxed);
-    v.dock.store(0, std::memory_order_relaxed);
+  // Past the ids given, only the entries on pages the child has (base/resident_pages.h): another
+  // thread of the parent may have taken an id and written its entry while the fork copied the
+  // pages, after g_next_id's.
+  const uint32_t ids = g_next_id.load(std::memory_order_relaxed);
+  const base::ResidentPages pages(g_server, sizeof g_server);
+  for (uint32_t id = 0; id < kTrackedIds; ++id) {
+    Server& v = g_server[id];
+    if (id >= ids && !pages.may_hold(&v)) continue;
+    base::reset_if_set(v.busy, false);
+    base::reset_if_set(v.alive, false);
+    base::reset_if_set(v.keeper, 0u);
+    base::reset_if_set(v.dock, uint64_t{0});
   }
 }
 

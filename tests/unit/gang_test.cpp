@@ -4,13 +4,17 @@
 // each member runs on its own thread, member i on the same thread gang after gang (OpenMP
 // threadprivate data), also with two keeping callers at once, and after pause() on threads that
 // never served a seat; a pool worker that spins idle is given its seat by the next gang's start
-// (docked), and runs it.
+// (docked), and runs it; a fork's reset leaves the parts of the tables never used untouched.
 #include <gtest/gtest.h>
 
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <set>
 #include <thread>
 #include <vector>
@@ -251,6 +255,43 @@ TEST_F(DockedGang, CrowdedCountsTheMembersOfGangsGivenToDockedThreads) {
     EXPECT_EQ(nest.inner_crowded, 1);
   }
   EXPECT_TRUE(given) << "no start gave a docked worker a seat in 200 tries";
+}
+
+// A fork's reset (gang::atfork_child, run in every child of a process that loaded the shim)
+// leaves the servers' entries past the ids given untouched where the child does not have their
+// pages: the table is 64 KiB of .bss, which every child of every host would gain, a fault a page.
+// No allocation: the child of a threaded parent calls it.
+bool any_page_resident(uintptr_t from, uintptr_t to) {
+  unsigned char in[64];
+  const size_t pages = (to - from) / 4096;
+  if (pages > sizeof in || mincore(reinterpret_cast<void*>(from), to - from, in) != 0) return true;
+  for (size_t i = 0; i < pages; ++i)
+    if (in[i] & 1) return true;
+  return false;
+}
+
+TEST(Gang, ForkResetLeavesTheServersNeverGivenUntouched) {
+  namespace servers = poolshim::core::servers;
+  run_meeting(2);  // ids and a slot in use, as in a host that ran a region
+  const uint32_t ids = servers::g_next_id.load();
+  ASSERT_LT(ids + 128, servers::kTrackedIds);
+  const uintptr_t page = 4096;
+  const uintptr_t from =
+      (reinterpret_cast<uintptr_t>(&servers::g_server[ids]) + page - 1) & ~(page - 1);
+  const uintptr_t to =
+      reinterpret_cast<uintptr_t>(&servers::g_server[servers::kTrackedIds]) & ~(page - 1);
+  ASSERT_LT(from, to);
+  ASSERT_FALSE(any_page_resident(from, to)) << "the table's unused entries were touched before";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    poolshim::core::gang::atfork_child();  // again, if the fork handlers ran it already
+    _exit(any_page_resident(from, to) ? 1 : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the fork's reset wrote entries of ids never given";
 }
 
 }  // namespace
