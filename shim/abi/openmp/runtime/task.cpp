@@ -1,7 +1,7 @@
 // Native tasks: GOMP_task, taskwait, taskyield, taskgroups, omp_in_final, omp_fulfill_event.
 //
-// A task that may be deferred (task_queue.cpp's task_deferrable: in a team of more than one, or of
-// one when detached, or with depend clauses while a detached task is incomplete; not inside a final
+// A task that may be deferred (task_wait.h's task_deferrable: in a team of more than one, or of one
+// when detached, or with depend clauses while a detached task is incomplete; not inside a final
 // task; if clause true) is queued in the team, with depend clauses once the earlier siblings it
 // depends on are complete (task_depend.cpp). Any other task is undeferred, as libgomp's: executed
 // at once by the thread that meets it (a thread outside a team, if(0), inside a final task, or more

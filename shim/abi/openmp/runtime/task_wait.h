@@ -1,4 +1,5 @@
-// The queues of a team's deferred tasks and the one wait that runs them (task_queue.cpp's taskwait
+// The queues of a team's deferred tasks, the bound on each creator's pending ones (whether a new
+// task is deferred: task_deferrable), and the one wait that runs them (task_queue.cpp's taskwait
 // and taskgroup end, team_barrier.cpp's barrier and region end): a member waiting for something
 // runs the queued tasks it may run meanwhile, spins by time, then sleeps on the team's task_event.
 #pragma once
