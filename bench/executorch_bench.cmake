@@ -4,6 +4,7 @@
 #                             the shim's exported ExecuTorch symbols vs a legacy fixture module's
 #                             own code, both dlopen'ed RTLD_LOCAL into the same process
 #   idle_host                 prints its own VmRSS and thread count, does nothing else
+#   fork_cost_host            forks and waits, prints its children's page faults and the time
 # The raw side is module_a.so, a test fixture: these programs need POOLSHIM_BUILD_TESTS=ON.
 
 if(NOT TARGET benchmark::benchmark)
@@ -11,6 +12,7 @@ if(NOT TARGET benchmark::benchmark)
 endif()
 
 add_executable(idle_host ${CMAKE_CURRENT_LIST_DIR}/host/idle_host.cpp)
+add_executable(fork_cost_host ${CMAKE_CURRENT_LIST_DIR}/host/fork_cost_host.c)
 
 if(NOT TARGET module_a)
   message(STATUS "poolshim: ExecuTorch micro-benchmarks need the fixtures (POOLSHIM_BUILD_TESTS=ON); skipped")

@@ -8,6 +8,7 @@
 #   stats.tsv    layout scenario ok_runs median_ms min_ms max_ms pools threads timeouts failures
 #   startup.tsv  name base_ms shim_ms
 #   idle.tsv     host preloaded(0/1) rss_kib threads
+#   fork.tsv     preloaded(0/1) faults_per_child us_per_fork   (fork_cost_host, medians of 5 rounds)
 #   micro.tsv    program benchmark median_real_time unit
 #   shapes.tsv   side pass shape metric rep ns   (side raw|shim; spin|omp for shape "floor")
 #   openmp_epcc.txt, kmpc_epcc.txt   variant construct us   (bench/openmp_bench.sh, kmpc_bench.sh;
@@ -89,6 +90,15 @@ idle_table() {
       name = (k == "sh") ? "/bin/sh (C)" : (k == "idle_host") ? "idle_host (C++)" : k
       printf "| %s | %d | %d | %+d | %d | %d |\n", name, r[k, 0], r[k, 1], r[k, 1] - r[k, 0], t[k, 0], t[k, 1] } }' \
     "$DATA/idle.tsv"
+}
+
+fork_table() {
+  echo "| \`fork_cost_host\` (never asks for a pool) | without | with LD_PRELOAD | added |"
+  echo "|---|---:|---:|---:|"
+  awk -F'\t' '{ f[$1] = $2; t[$1] = $3 } END {
+    printf "| minor page faults per child | %.1f | %.1f | %+.1f |\n", f[0], f[1], f[1] - f[0]
+    printf "| microseconds per fork | %.1f | %.1f | %+.1f |\n", t[0], t[1], t[1] - t[0] }' \
+    "$DATA/fork.tsv"
 }
 
 # Micro-benchmark medians in ns: "program benchmark ns".
@@ -398,6 +408,12 @@ git -C "$ROOT" diff --quiet HEAD -- . ":(exclude)$(realpath --relative-to="$ROOT
        "for a pool; median of 7 runs each."
   echo
   idle_table
+  echo
+  echo "A host that forks runs the shim's fork handlers in every child. \`fork_cost_host\` forks 400" \
+       "children that exit at once, 5 rounds alternating with and without the preload; medians of" \
+       "the rounds (no target: docs/bench.md, \"A fork's child\")."
+  echo
+  if [ -s "$DATA/fork.tsv" ]; then fork_table; else echo "(not measured)"; fi
   echo
   echo "## Micro-benchmarks"
   echo

@@ -60,7 +60,7 @@ OUT_DIR=$(realpath -m "$OUT_DIR")
 BIN=$BUILD_DIR/bin LIB=$BUILD_DIR/lib
 DATA=$BUILD_DIR/bench-data   # raw measurements of the last run (the report is built from them)
 PROCESS_TARGETS=(poolshim legacy_host legacy_host_linked module_a module_b module_shared_a
-                 module_shared_b idle_host)
+                 module_shared_b idle_host fork_cost_host)
 MICRO_TARGETS=(executorch_get_threadpool_bench executorch_run_bench pthreadpool_dispatch_bench)
 SHAPE_TARGETS=(ptp_shapes_bench dispatch_floor_bench)
 if [ "$BUILD" = 1 ]; then
@@ -76,6 +76,7 @@ if [ "$BUILD" = 1 ]; then
 fi
 SHIM=$LIB/libpoolshim.so
 for f in "$SHIM" "$BIN/legacy_host" "$BIN/legacy_host_linked" "$BIN/idle_host" \
+         "$BIN/fork_cost_host" \
          "$LIB/module_shared_a.so"; do
   [ -e "$f" ] || { echo "bench.sh: $f is missing (build first, or drop --no-build)" >&2; exit 2; }
 done
@@ -230,6 +231,24 @@ for host in sh idle_host python3; do
       awk -v h="$host" -v p="$pre" '{ printf "%s\t%s\t%s\t%s\n", h, p, $1, $2 }' >>"$DATA/idle.tsv"
   done
 done
+
+# A host that forks (a shell, make, multiprocessing) runs the shim's fork handlers in every child:
+# fork_cost_host forks 400 children, 5 rounds alternating with and without the preload; per side
+# the median of the rounds' faults per child and microseconds per fork.
+log "fork cost (faults per child, time per fork)"
+for r in 1 2 3 4 5; do
+  for pre in 0 1; do
+    p=()
+    [ "$pre" = 1 ] && p=(LD_PRELOAD="$SHIM")
+    "${CLEAN_ENV[@]}" "${p[@]}" "$BIN/fork_cost_host" 400 |
+      awk -F'[= ]' -v p="$pre" '{ printf "%s\t%s\t%s\n", p, $2, $4 }'
+  done
+done | awk -F'\t' '{ n[$1]++; f[$1, n[$1]] = $2; t[$1, n[$1]] = $3 }
+  function med(a, k, m,   i, j, v, x) { for (i = 1; i <= m; i++) v[i] = a[k, i]
+    for (i = 2; i <= m; i++) { x = v[i]; for (j = i - 1; j > 0 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+    return v[int((m + 1) / 2)] }
+  END { for (k = 0; k <= 1; k++) printf "%d\t%.1f\t%.1f\n", k, med(f, k, n[k]), med(t, k, n[k]) }' \
+  >"$DATA/fork.tsv"
 
 # ----------------------------------------------------------------------------- micro-benchmarks
 # Each side gets processes of its own: Debian's pthreadpool workers spin-wait (about 20 ms) after
