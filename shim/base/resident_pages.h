@@ -12,25 +12,29 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 namespace poolshim::base {
 #pragma GCC visibility push(hidden)
 
-// The libc functions it calls, through pointers the dynamic linker fills at load: a call through
-// the PLT would bind the symbol lazily, in every child again (the parent never called it), and
-// the binding alone faulted in eight pages of the linker's text and tables.
+// mincore through a pointer the dynamic linker fills at load: a call through the PLT would bind
+// the symbol lazily, in every child again (the parent never called it), and the binding alone
+// faulted in eight pages of the linker's text and tables. The page size is read at load, in the
+// parent: a child that called getpagesize() would fault in its page of libc's text.
 inline int (*g_mincore)(void*, size_t, unsigned char*) = &mincore;
-inline int (*g_getpagesize)() = &getpagesize;
+inline const uintptr_t g_page_size = static_cast<uintptr_t>(getpagesize());
 
 // Up to kMaxPages pages of 4 KiB or more; no allocation (a forked child calls it).
 class ResidentPages {
  public:
   static constexpr size_t kMaxPages = 32;
   ResidentPages(const void* table, size_t bytes)
-      : page_(static_cast<uintptr_t>(g_getpagesize())),
-        base_(reinterpret_cast<uintptr_t>(table) & ~(page_ - 1)) {
+      : page_(g_page_size), base_(reinterpret_cast<uintptr_t>(table) & ~(page_ - 1)) {
     const uintptr_t end = reinterpret_cast<uintptr_t>(table) + bytes;
-    known_ = (end - base_ + page_ - 1) / page_ <= kMaxPages &&
+    // page_ is 0 in a fork between the fork handlers' registration and this header's dynamic
+    // initialization (both at load): not known then, so every entry may hold something.
+    known_ = page_ != 0 && (end - base_ + page_ - 1) / page_ <= kMaxPages &&
              g_mincore(reinterpret_cast<void*>(base_), end - base_, in_) == 0;
   }
   // Whether the page of p (inside the table) may hold something: present, or not known.
@@ -45,10 +49,36 @@ class ResidentPages {
   unsigned char in_[kMaxPages] = {};
 };
 
-// Stores `zero` into the atomic a only if it holds something else.
-template <typename Atomic, typename T>
-inline void reset_if_set(Atomic& a, T zero) {
+// One read of an object: a relaxed load of an atomic (other threads of the parent may be writing
+// it), a volatile read of anything else (which the caller's lock must guard).
+template <typename Atomic>
+inline auto read_once(const Atomic& a) -> decltype(a.load(), void()) {
+  static_cast<void>(a.load(std::memory_order_relaxed));
+}
+template <typename T, typename = std::enable_if_t<std::is_scalar<T>::value>>
+inline void read_once(const T& v) {
+  static_cast<void>(*static_cast<const volatile T*>(&v));
+}
+
+// For a prepare hook (in the parent, before the fork): reads each object that the child hook will
+// read. A page of .bss that the parent never touched is not mapped, and each child's first read
+// of it is a page fault; read once here, it is mapped to the zero page (no memory), and the fork
+// copies that mapping into every later child.
+template <typename... T>
+inline void map_for_children(const T&... objects) {
+  (..., read_once(objects));
+}
+
+// Stores `zero` into a only if it holds something else (an atomic: relaxed; or a plain variable,
+// for a thread-local the forking thread owns).
+template <typename Atomic>
+__attribute__((always_inline)) inline auto reset_if_set(
+    Atomic& a, decltype(std::declval<Atomic&>().load()) zero) -> decltype(a.load(), void()) {
   if (a.load(std::memory_order_relaxed) != zero) a.store(zero, std::memory_order_relaxed);
+}
+template <typename T, typename = std::enable_if_t<std::is_scalar<T>::value>>
+__attribute__((always_inline)) inline void reset_if_set(T& v, std::remove_cv_t<T> zero) {
+  if (v != zero) v = zero;
 }
 
 #pragma GCC visibility pop

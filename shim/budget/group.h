@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "budget/group_ledger.h"
+#include "base/fork_hooks.h"
 
 namespace poolshim::budget::group {
 
@@ -22,6 +23,6 @@ const char* name();
 bool in_group();
 
 // In the child of fork(): take a new slot (or leave the group when none is free).
-void atfork_child();
+POOLSHIM_FORK_HOOK void atfork_child();
 
 }  // namespace poolshim::budget::group

@@ -7,6 +7,7 @@
 
 #include <atomic>
 
+#include "base/resident_pages.h"
 #include "base/assert.h"
 #include "base/first_use.h"
 #include "budget/budget.h"
@@ -110,7 +111,7 @@ namespace poolshim::core::busy {
 // at `own`: 1 when the forking thread holds a share (a caller inside a call or a worker inside a
 // task: its caller_leave() or worker_leave() follows in the child).
 void reset_after_fork(long own) {
-  g_local.store(own, std::memory_order_relaxed);
+  base::reset_if_set(g_local, own);
   if (g_mode.load(std::memory_order_relaxed) == kGroup) {
     budget::group::atfork_child();
     if (!budget::group::in_group()) {

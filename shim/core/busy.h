@@ -5,6 +5,7 @@
 // of the group (budget/group_ledger.*); otherwise it is a process-local atomic.
 #pragma once
 #include <cstddef>
+#include "base/fork_hooks.h"
 
 namespace poolshim::core::busy {
 
@@ -37,5 +38,5 @@ void set_limit(size_t threads);
 namespace poolshim::core::busy {
 // In a forked child: only the forking thread exists; `own` is 1 when it holds a busy share (a
 // caller inside its call, or a worker inside a task), which it gives back when its task returns.
-void reset_after_fork(long own);
+POOLSHIM_FORK_HOOK void reset_after_fork(long own);
 }  // namespace poolshim::core::busy

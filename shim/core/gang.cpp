@@ -210,14 +210,18 @@ void run(unsigned n, MemberFn fn, void* ctx, const Policy& policy) {
   join(g);
 }
 
-void atfork_prepare() {}
+void atfork_prepare() { threads_atfork_prepare(); }
 void atfork_parent() {}
 
 void atfork_child() {
   seats_atfork_child();
   threads_atfork_child();
   servers::atfork_child();
-  t_owners = Owners{};  // the parent's threads are not the child's
+  // The parent's threads are not the child's. Stored only if set: a store copies the page (and
+  // no memcmp: its first call from the shim would bind its PLT entry in every child).
+  bool set = t_owners.pause != 0;
+  for (uint32_t id : t_owners.id) set |= id != 0;
+  if (set) t_owners = Owners{};
 }
 
 }  // namespace poolshim::core::gang

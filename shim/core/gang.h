@@ -20,6 +20,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include "base/fork_hooks.h"
 
 namespace poolshim::core::gang {
 
@@ -88,9 +89,9 @@ long spin_ns(long spin_ns);
 size_t extra_threads();
 
 // fork(): the child has none of the parent's gangs or gang threads (lifecycle/fork.cpp's table).
-// No lock to take: prepare and parent do nothing.
-void atfork_prepare();
-void atfork_parent();
-void atfork_child();
+// No lock to take: prepare only reads what the child hook will (base::map_for_children).
+POOLSHIM_FORK_HOOK void atfork_prepare();
+POOLSHIM_FORK_HOOK void atfork_parent();
+POOLSHIM_FORK_HOOK void atfork_child();
 
 }  // namespace poolshim::core::gang

@@ -273,7 +273,7 @@ void seats_atfork_child() {
     if (i < end || pages.may_hold(&s.word)) base::reset_if_set(s.word, uint64_t{0});
     if (i < end || pages.may_hold(&s.taken)) base::reset_if_set(s.taken, false);
   }
-  g_gangs.store(0, std::memory_order_relaxed);
+  base::reset_if_set(g_gangs, 0);
 }
 
 }  // namespace poolshim::core::gang

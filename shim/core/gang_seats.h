@@ -25,6 +25,7 @@
 #include "base/bits.h"
 #include "core/cache_line.h"
 #include "core/gang.h"
+#include "base/fork_hooks.h"
 
 namespace poolshim::core::gang {
 #pragma GCC visibility push(hidden)
@@ -136,7 +137,7 @@ inline uint32_t gangs_opened() {
 }
 
 // fork(): every slot closed and free.
-void seats_atfork_child();
+POOLSHIM_FORK_HOOK void seats_atfork_child();
 
 #pragma GCC visibility pop
 }  // namespace poolshim::core::gang

@@ -3,6 +3,7 @@
 
 #include <atomic>
 
+#include "base/resident_pages.h"
 #include "base/clock.h"
 #include "core/futex.h"
 #include "core/servers.h"
@@ -97,10 +98,12 @@ unsigned fill_with_gang_threads(Slot& s, unsigned members, bool discount_idle) {
 
 size_t started_threads() { return g_extra.load(std::memory_order_relaxed); }
 
+void threads_atfork_prepare() { base::map_for_children(g_gang_sleepers, g_gang_starting, g_extra); }
+
 void threads_atfork_child() {
-  g_gang_sleepers.store(0, std::memory_order_relaxed);
-  g_gang_starting.store(0, std::memory_order_relaxed);
-  g_extra.store(0, std::memory_order_relaxed);
+  base::reset_if_set(g_gang_sleepers, 0);
+  base::reset_if_set(g_gang_starting, 0);
+  base::reset_if_set(g_extra, 0);
 }
 
 }  // namespace poolshim::core::gang

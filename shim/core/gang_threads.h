@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "core/gang_seats.h"
+#include "base/fork_hooks.h"
 
 namespace poolshim::core::gang {
 #pragma GCC visibility push(hidden)
@@ -27,7 +28,8 @@ unsigned fill_with_gang_threads(Slot& s, unsigned members, bool discount_idle);
 size_t started_threads();
 
 // fork(): the child has none of the parent's gang threads.
-void threads_atfork_child();
+POOLSHIM_FORK_HOOK void threads_atfork_prepare();  // from gang::atfork_prepare
+POOLSHIM_FORK_HOOK void threads_atfork_child();
 
 #pragma GCC visibility pop
 }  // namespace poolshim::core::gang

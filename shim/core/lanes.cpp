@@ -1,10 +1,12 @@
 // The count of lanes given back (lanes.h).
 #include "core/lanes.h"
 
+#include "base/resident_pages.h"
+
 namespace poolshim::core {
 
 OnLine<long> g_lanes_given_back{0};
 
-void lanes_atfork_child() { g_lanes_given_back.store(0, std::memory_order_relaxed); }
+void lanes_atfork_child() { base::reset_if_set(g_lanes_given_back, 0); }
 
 }  // namespace poolshim::core

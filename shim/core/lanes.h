@@ -11,6 +11,7 @@
 #include "core/cache_line.h"
 #include "core/counters.h"
 #include "core/job.h"
+#include "base/fork_hooks.h"
 
 namespace poolshim::core {
 #pragma GCC visibility push(hidden)
@@ -85,7 +86,7 @@ inline size_t take_lane(Job& job, size_t preferred) {
 }
 
 // In a forked child: the parent's calls are gone, and their given-back lanes with them.
-void lanes_atfork_child();
+POOLSHIM_FORK_HOOK void lanes_atfork_child();
 
 #pragma GCC visibility pop
 }  // namespace poolshim::core

@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "core/run.h"
+#include "base/fork_hooks.h"
 
 namespace poolshim::core {
 
@@ -73,8 +74,8 @@ size_t workers_started();
 size_t workers_wanted();
 
 // fork(): hooks called by lifecycle/fork.cpp's process-wide atfork handlers.
-void pool_atfork_prepare();
-void pool_atfork_parent();
-void pool_atfork_child();
+POOLSHIM_FORK_HOOK void pool_atfork_prepare();
+POOLSHIM_FORK_HOOK void pool_atfork_parent();
+POOLSHIM_FORK_HOOK void pool_atfork_child();
 
 }  // namespace poolshim::core

@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/resident_pages.h"
 #include "core/counters.h"
 #include "core/futex.h"
 #include "diag/log.h"
@@ -77,7 +78,7 @@ void finish_heavy_barrier() {
       g_barrier.load(std::memory_order_relaxed) == kBarrierReady ? "registered" : "not available");
 }
 
-void heavy_barrier_atfork_child() { g_barrier.store(kBarrierUnknown, std::memory_order_relaxed); }
+void heavy_barrier_atfork_child() { base::reset_if_set(g_barrier, kBarrierUnknown); }
 
 size_t Run::settle(size_t first) {
   for (;;) {

@@ -26,6 +26,7 @@
 #include <cstddef>
 
 #include "base/assert.h"
+#include "base/fork_hooks.h"
 
 namespace poolshim::core {
 
@@ -60,7 +61,7 @@ inline bool heavy_barrier_ready() {
 // otherwise.
 void finish_heavy_barrier();
 // A forked child must register anew (the parent's registration is not its own to rely on).
-void heavy_barrier_atfork_child();
+POOLSHIM_FORK_HOOK void heavy_barrier_atfork_child();
 
 class Run {
  public:

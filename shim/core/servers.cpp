@@ -34,8 +34,8 @@ void release_kept(uint32_t family) {
 }
 
 void atfork_child() {
-  g_served_threads.store(0, std::memory_order_relaxed);
-  t_served = 0;  // the forking thread's record: it is the child's only thread
+  base::reset_if_set(g_served_threads, 0);
+  base::reset_if_set(t_served, 0);  // the forking thread's record: it is the child's only thread
   // Past the ids given, only the entries on pages the child has (base/resident_pages.h): another
   // thread of the parent may have taken an id and written its entry while the fork copied the
   // pages, after g_next_id's.

@@ -18,6 +18,7 @@
 
 #include "core/cache_line.h"
 #include "core/tls.h"
+#include "base/fork_hooks.h"
 
 namespace poolshim::core::servers {
 #pragma GCC visibility push(hidden)
@@ -117,7 +118,7 @@ inline uint32_t begin_pause() { return g_pause.fetch_add(1, std::memory_order_se
 inline uint32_t served_threads() { return g_served_threads.load(std::memory_order_seq_cst); }
 
 // fork(): the child has none of the parent's servers.
-void atfork_child();
+POOLSHIM_FORK_HOOK void atfork_child();
 
 #pragma GCC visibility pop
 }  // namespace poolshim::core::servers

@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "base/fork_hooks.h"
 #include "budget/budget.h"
 #include "core/busy.h"
 #include "core/pool.h"
@@ -22,7 +23,7 @@ struct Request {
 };
 
 // Enrolled in lifecycle/fork.cpp (taken before fork, unlocked in the child).
-pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t& g_mutex = base::g_fork_locks.size_grants;  // base/fork_hooks.h
 
 void lock() { pthread_mutex_lock(&g_mutex); }
 // Under g_mutex, like every use. Leaked on purpose: requests may be made from static destructors

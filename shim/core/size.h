@@ -17,6 +17,7 @@
 
 #include "budget/budget.h"
 #include "core/workers.h"
+#include "base/fork_hooks.h"
 
 namespace poolshim::core {
 
@@ -39,9 +40,9 @@ size_t grant_for(size_t threads);
 size_t live_requests();
 
 // fork (lifecycle/fork.cpp's table): the requests' lock (the requests are the child's too).
-void grants_atfork_prepare();
-void grants_atfork_parent();
-void grants_atfork_child();
+POOLSHIM_FORK_HOOK void grants_atfork_prepare();
+POOLSHIM_FORK_HOOK void grants_atfork_parent();
+POOLSHIM_FORK_HOOK void grants_atfork_child();
 
 // --- The pool's size, the cap, the width of a call ---
 

@@ -4,6 +4,7 @@
 
 #include <new>
 
+#include "base/resident_pages.h"
 #include "core/futex.h"
 
 namespace poolshim::core {
@@ -56,17 +57,17 @@ void slot_leave(Slot& slot) {
 
 void slots_atfork_child() {
   for (size_t i = 0; i < kSlots; ++i) {
-    g_slots[i].job.store(nullptr, std::memory_order_relaxed);
-    g_slots[i].refs.store(t_ref_slot == i ? 1 : 0, std::memory_order_relaxed);
-    g_slots[i].waiting.store(0, std::memory_order_relaxed);
-    g_slots[i].ticket.store(0, std::memory_order_relaxed);  // closed
+    base::reset_if_set(g_slots[i].job, nullptr);
+    base::reset_if_set(g_slots[i].refs, t_ref_slot == i ? 1 : 0);
+    base::reset_if_set(g_slots[i].waiting, 0);
+    base::reset_if_set(g_slots[i].ticket, 0);  // closed
   }
   uint64_t owned = t_owned_slot < kSlots ? uint64_t{1} << t_owned_slot : 0;
   if (t_ref_slot < kSlots) owned |= uint64_t{1} << t_ref_slot;  // released by slot_leave()
-  g_owned.store(owned, std::memory_order_relaxed);
-  g_orphan_slot.store(t_ref_slot, std::memory_order_relaxed);
-  g_open.store(0, std::memory_order_relaxed);
-  g_patient.store(0, std::memory_order_relaxed);
+  base::reset_if_set(g_owned, owned);
+  base::reset_if_set(g_orphan_slot, t_ref_slot);
+  base::reset_if_set(g_open, 0);
+  base::reset_if_set(g_patient, 0);
 }
 
 }  // namespace poolshim::core

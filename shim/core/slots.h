@@ -17,6 +17,7 @@
 #include "core/counters.h"
 #include "core/job.h"
 #include "core/tls.h"
+#include "base/fork_hooks.h"
 
 namespace poolshim::core {
 #pragma GCC visibility push(hidden)
@@ -114,7 +115,7 @@ struct SlotRef {
 
 // In a forked child (pool.cpp's pool_atfork_child): every slot closed and free, except what the
 // forking thread holds (its own slot, its reference), as t_owned_slot and t_ref_slot say.
-void slots_atfork_child();
+POOLSHIM_FORK_HOOK void slots_atfork_child();
 
 #pragma GCC visibility pop
 }  // namespace poolshim::core

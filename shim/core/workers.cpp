@@ -17,6 +17,8 @@
 #include <atomic>
 
 #include "base/clock.h"
+#include "base/fork_hooks.h"
+#include "base/resident_pages.h"
 #include "budget/budget.h"
 #include "core/busy.h"
 #include "core/cache_line.h"
@@ -59,7 +61,7 @@ OnLine<long> g_in_flight{0};
 // This worker came back from a futex sleep and has not settled its wake-up yet.
 POOLSHIM_FAST_TLS thread_local bool t_woken = false;
 // Serializes spawning; try-locked, so a caller never waits for another caller's spawn.
-pthread_mutex_t g_spawn_mutex = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t& g_spawn_mutex = base::g_fork_locks.worker_spawn;  // base/fork_hooks.h
 // Why the last spawn failed with no worker at all (static string), or nullptr. Under the mutex.
 std::atomic<const char*> g_failure{nullptr};
 // A spawn that started some workers but not all (pthread_create failed: EAGAIN from pids.max or
@@ -387,20 +389,24 @@ const char* failure() { return g_failure.load(std::memory_order_relaxed); }
 size_t wanted() { return g_wanted.load(std::memory_order_relaxed); }
 
 // A fork while another thread spawns would leave the child's mutex locked: take it first.
-void atfork_prepare() { pthread_mutex_lock(&g_spawn_mutex); }
+void atfork_prepare() {
+  pthread_mutex_lock(&g_spawn_mutex);
+  base::map_for_children(g_count, g_sleepers, g_in_flight, g_spinners, g_starting, g_failure,
+                         g_retry_in, g_retry_interval, g_wanted);
+}
 void atfork_parent() { pthread_mutex_unlock(&g_spawn_mutex); }
 void atfork_child() {
   pthread_mutex_unlock(&g_spawn_mutex);
-  g_count.store(0, std::memory_order_relaxed);
-  g_sleepers.store(0, std::memory_order_relaxed);
-  g_in_flight.store(0, std::memory_order_relaxed);
-  g_spinners.store(0, std::memory_order_relaxed);
-  g_starting.store(0, std::memory_order_relaxed);
-  t_woken = false;
-  g_failure.store(nullptr, std::memory_order_relaxed);
-  g_retry_in.store(0, std::memory_order_relaxed);  // the child tries afresh (its own threads)
-  g_retry_interval = 0;
-  g_wanted.store(0, std::memory_order_relaxed);
+  base::reset_if_set(g_count, 0);
+  base::reset_if_set(g_sleepers, 0);
+  base::reset_if_set(g_in_flight, 0);
+  base::reset_if_set(g_spinners, 0);
+  base::reset_if_set(g_starting, 0);
+  base::reset_if_set(t_woken, false);
+  base::reset_if_set(g_failure, nullptr);
+  base::reset_if_set(g_retry_in, 0);  // the child tries afresh (its own threads)
+  base::reset_if_set(g_retry_interval, 0);
+  base::reset_if_set(g_wanted, 0);
 }
 
 }  // namespace poolshim::core::workers

@@ -5,6 +5,7 @@
 #pragma once
 #include <atomic>
 #include <cstddef>
+#include "base/fork_hooks.h"
 
 namespace poolshim::core::workers {
 
@@ -56,8 +57,8 @@ const char* failure();
 size_t wanted();
 
 // fork() hooks (the child has none of the parent's workers).
-void atfork_prepare();
-void atfork_parent();
-void atfork_child();
+POOLSHIM_FORK_HOOK void atfork_prepare();
+POOLSHIM_FORK_HOOK void atfork_parent();
+POOLSHIM_FORK_HOOK void atfork_child();
 
 }  // namespace poolshim::core::workers

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "base/fork_hooks.h"
 #include "base/text.h"
 #include "diag/log.h"
 #include "base/modules.h"
@@ -35,7 +36,7 @@ size_t g_seen_count = 0;
 // was unloaded since they were recorded (another module may now sit at the same base).
 unsigned long long g_seen_unloads = 0;
 // Enrolled in lifecycle/fork.cpp.
-pthread_mutex_t g_seen_mutex = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t& g_seen_mutex = base::g_fork_locks.caller_seen;  // base/fork_hooks.h
 
 bool first_time(LogSite site, const void* base) {
   unsigned long long unloads =

@@ -1,6 +1,7 @@
 // Who called us: the module (shared object or executable) whose code holds a return address.
 #pragma once
 #include "diag/log_sites.h"
+#include "base/fork_hooks.h"
 
 namespace poolshim::diag {
 
@@ -22,8 +23,8 @@ void warn_first_call(LogSite site, const void* ret_addr, const char* what, const
                      ...) __attribute__((format(printf, 4, 5)));
 
 // fork (lifecycle/fork.cpp's table): the first-call log cache's lock.
-void caller_atfork_prepare();
-void caller_atfork_parent();
-void caller_atfork_child();
+POOLSHIM_FORK_HOOK void caller_atfork_prepare();
+POOLSHIM_FORK_HOOK void caller_atfork_parent();
+POOLSHIM_FORK_HOOK void caller_atfork_child();
 
 }  // namespace poolshim::diag

@@ -6,6 +6,7 @@
 #include "abi/executorch/forward.h"
 #include "abi/pthreadpool/handle.h"
 #include "abi/pthreadpool/passthrough.h"
+#include "base/fork_hooks.h"
 #include "core/size.h"
 #include "core/pool.h"
 #include "core/gang.h"
@@ -66,15 +67,15 @@ const ForkParticipant kParticipants[] = {
 };
 constexpr size_t kCount = sizeof kParticipants / sizeof kParticipants[0];
 
-void prepare() {
+POOLSHIM_FORK_HOOK void prepare() {
   for (size_t i = 0; i < kCount; ++i)
     if (kParticipants[i].prepare) kParticipants[i].prepare();
 }
-void parent() {
+POOLSHIM_FORK_HOOK void parent() {
   for (size_t i = kCount; i-- > 0;)
     if (kParticipants[i].parent) kParticipants[i].parent();
 }
-void child() {
+POOLSHIM_FORK_HOOK void child() {
   for (size_t i = kCount; i-- > 0;)
     if (kParticipants[i].child) kParticipants[i].child();
 }

@@ -9,6 +9,7 @@
 // simply finds the first one's record.
 #include "reach/registry.h"
 
+#include "base/fork_hooks.h"
 #include "elf/mapped_file.h"
 #include "elf/reader.h"
 #include "reach/query.h"
@@ -33,7 +34,7 @@ constexpr size_t kMaxRecords = kMaxJudged;  // query.h
 
 ModuleRecord g_records[kMaxRecords];
 std::atomic<size_t> g_count{0};
-pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;  // enrolled in lifecycle/fork.cpp
+pthread_mutex_t& g_mutex = base::g_fork_locks.module_registry;  // enrolled in lifecycle/fork.cpp
 // The main executable's record: written once (release) under g_mutex, read with acquire.
 std::atomic<const ModuleRecord*> g_main{nullptr};
 

@@ -13,6 +13,7 @@
 
 #include "base/modules.h"
 #include "reach/verdict.h"
+#include "base/fork_hooks.h"
 
 namespace poolshim::reach {
 
@@ -49,8 +50,8 @@ size_t record_count();
 const ModuleRecord* record_at(size_t i);
 
 // fork (lifecycle/fork.cpp's table): the registry's append lock.
-void registry_atfork_prepare();
-void registry_atfork_parent();
-void registry_atfork_child();
+POOLSHIM_FORK_HOOK void registry_atfork_prepare();
+POOLSHIM_FORK_HOOK void registry_atfork_parent();
+POOLSHIM_FORK_HOOK void registry_atfork_child();
 
 }  // namespace poolshim::reach

@@ -53,6 +53,8 @@ TEST(ForkEnrolment, EveryFileWithALockOrAThreadIsInTheTable) {
     if (p.extension() != ".cpp" && p.extension() != ".h") continue;
     std::string rel = fs::relative(p, kShim).generic_string();
     if (rel == "lifecycle/fork.cpp" || rel == "lifecycle/fork.h") continue;
+    // The fork locks' storage: each of its mutexes is bound, and so found, in its owner's file.
+    if (rel == "base/fork_hooks.h") continue;
     if (!has_lock_or_thread(code_of(p))) continue;
     ++files_with_locks;
     std::string owner = rel.substr(0, rel.size() - p.extension().string().size()) + ".cpp";

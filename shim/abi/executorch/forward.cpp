@@ -4,6 +4,7 @@
 
 #include <atomic>
 
+#include "base/fork_hooks.h"
 #include "diag/caller.h"
 #include "diag/log.h"
 #include "base/modules.h"
@@ -35,7 +36,7 @@ std::atomic<size_t> g_used{0};  // entries [0, g_used) were filled (release afte
 std::atomic<unsigned long long> g_unloads{~0ull};
 // Enrolled in lifecycle/fork.cpp. Held across the ELF lookup (which walks the loaded modules and
 // may take the registry's mutex) and a log line, never across a call into the host.
-pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t& g_mutex = base::g_fork_locks.executorch_forward;  // base/fork_hooks.h
 
 void* const kMiss = reinterpret_cast<void*>(-1);
 

@@ -4,6 +4,7 @@
 // code holds the return address), never to another module's copy.
 #pragma once
 #include "abi/executorch/symbols.h"
+#include "base/fork_hooks.h"
 
 namespace poolshim::abi {
 
@@ -13,8 +14,8 @@ namespace poolshim::abi {
 void* own_definition(EtSym sym, const void* return_address);
 
 // fork (lifecycle/fork.cpp's table): the forwarding cache's lock.
-void forward_atfork_prepare();
-void forward_atfork_parent();
-void forward_atfork_child();
+POOLSHIM_FORK_HOOK void forward_atfork_prepare();
+POOLSHIM_FORK_HOOK void forward_atfork_parent();
+POOLSHIM_FORK_HOOK void forward_atfork_child();
 
 }  // namespace poolshim::abi

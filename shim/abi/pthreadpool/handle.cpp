@@ -8,6 +8,8 @@
 
 #include <new>
 
+#include "base/fork_hooks.h"
+#include "base/resident_pages.h"
 #include "budget/budget.h"
 #include "core/size.h"
 #include "diag/log.h"
@@ -22,7 +24,7 @@ inline uint64_t live_magic(const Handle* h) { return kLiveMagic ^ reinterpret_ca
 inline uint64_t dead_magic(const Handle* h) { return kDeadMagic ^ reinterpret_cast<uintptr_t>(h); }
 
 // The handle table: the free list and the list of every block. Enrolled in lifecycle/fork.cpp.
-pthread_mutex_t g_free_mutex = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t& g_free_mutex = base::g_fork_locks.ptp_handles;  // base/fork_hooks.h
 Handle* g_free_head = nullptr;  // oldest destroyed handle (reused first)
 Handle* g_free_tail = nullptr;  // newest
 Handle* g_blocks = nullptr;     // every block, newest first (next_block)
@@ -78,7 +80,10 @@ void publish(Handle* h) { h->magic.store(live_magic(h), std::memory_order_releas
 // calls through them use the child's pool. Each exec_mutex is re-initialised rather than taken
 // before fork: it is held across a whole call on a client's executor (client code that may fork
 // itself), and that call cannot go on in the child, whose copy of the executor has no threads.
-void handles_atfork_prepare() { pthread_mutex_lock(&g_free_mutex); }
+void handles_atfork_prepare() {
+  pthread_mutex_lock(&g_free_mutex);
+  base::map_for_children(g_blocks);
+}
 void handles_atfork_parent() { pthread_mutex_unlock(&g_free_mutex); }
 void handles_atfork_child() {
   pthread_mutex_unlock(&g_free_mutex);

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "abi/pthreadpool/api.h"
+#include "base/fork_hooks.h"
 
 namespace poolshim::abi {
 
@@ -79,9 +80,9 @@ inline pthreadpool_t to_pool(Handle* h) { return reinterpret_cast<pthreadpool_t>
 
 // fork (lifecycle/fork.cpp's table): the handle table's lock; the child also re-initialises every
 // handle's exec_mutex.
-void handles_atfork_prepare();
-void handles_atfork_parent();
-void handles_atfork_child();
+POOLSHIM_FORK_HOOK void handles_atfork_prepare();
+POOLSHIM_FORK_HOOK void handles_atfork_parent();
+POOLSHIM_FORK_HOOK void handles_atfork_child();
 
 }  // namespace ptp
 }  // namespace poolshim::abi

@@ -11,6 +11,7 @@
 
 #include <atomic>
 
+#include "base/fork_hooks.h"
 #include "base/private_library.h"
 #include "diag/log.h"
 #include "config/options.h"
@@ -62,7 +63,8 @@ void load() {
 constexpr size_t kNotedSlots = 32;
 const char* g_noted[kNotedSlots];
 size_t g_noted_count = 0;
-pthread_mutex_t g_noted_mutex = PTHREAD_MUTEX_INITIALIZER;  // enrolled in lifecycle/fork.cpp
+// Enrolled in lifecycle/fork.cpp; on the fork locks' page (base/fork_hooks.h).
+pthread_mutex_t& g_noted_mutex = base::g_fork_locks.ptp_passthrough;
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <atomic>
 
 #include "abi/pthreadpool/api.h"
+#include "base/fork_hooks.h"
 
 namespace poolshim::abi::ptp::passthrough {
 
@@ -94,8 +95,8 @@ inline pthreadpool_t serial_if_passthrough(pthreadpool_t pool, const char* name)
 }
 
 // fork (lifecycle/fork.cpp's table): the noted-functions table's lock.
-void passthrough_atfork_prepare();
-void passthrough_atfork_parent();
-void passthrough_atfork_child();
+POOLSHIM_FORK_HOOK void passthrough_atfork_prepare();
+POOLSHIM_FORK_HOOK void passthrough_atfork_parent();
+POOLSHIM_FORK_HOOK void passthrough_atfork_child();
 
 }  // namespace poolshim::abi::ptp::passthrough
