@@ -140,9 +140,8 @@ poolshim_process_test(fork_exit dlclose_while_pool_in_use TSAN LABELS fork TIMEO
   -- $<TARGET_FILE:exit_host> dlclose-busy 50 ${_fe_lib}/module_b.so ${_fe_lib}/exit_module.so)
 # A fork's child of a host that never asked for a pool makes at most one page of the shim's
 # writable memory its own: the fork locks' page (base/fork_hooks.h). The other handlers store only
-# what differs, and the locks share that page. A test of pages, not of races: no TSAN run. The
-# host has one thread, so the ASan build runs it too (its name is not fork_*: see
-# POOLSHIM_ASAN_INCOMPATIBLE in tests/CMakeLists.txt).
+# what differs, and the locks share that page. A test of pages, not of races: no TSAN run, and
+# not in the ASan build (POOLSHIM_ASAN_INCOMPATIBLE in tests/CMakeLists.txt says why).
 poolshim_process_test(fork_exit child_of_a_fork_copies_one_page_of_the_shim LABELS fork
   COMMAND ${_fe} --preload ${_fe_shim} --expect status=ok
   -- $<TARGET_FILE:fork_pages_host> --forks 3)
