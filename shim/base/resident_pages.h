@@ -4,16 +4,13 @@
 // host. Swapped-out pages count as absent too, so a reset also covers, unconditionally, the
 // entries it knows were used (the ids given, the slots taken). And a page the child has is most
 // often still shared with the parent: a store there copies it, even one that changes nothing, so
-// a reset stores only where the value differs (reset_if_set).
+// a reset stores only where the value differs (base/fork_hooks.h, reset_if_set).
 #pragma once
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
-#include <utility>
 
 namespace poolshim::base {
 #pragma GCC visibility push(hidden)
@@ -48,38 +45,6 @@ class ResidentPages {
   bool known_ = false;
   unsigned char in_[kMaxPages] = {};
 };
-
-// One read of an object: a relaxed load of an atomic (other threads of the parent may be writing
-// it), a volatile read of anything else (which the caller's lock must guard).
-template <typename Atomic>
-inline auto read_once(const Atomic& a) -> decltype(a.load(), void()) {
-  static_cast<void>(a.load(std::memory_order_relaxed));
-}
-template <typename T, typename = std::enable_if_t<std::is_scalar<T>::value>>
-inline void read_once(const T& v) {
-  static_cast<void>(*static_cast<const volatile T*>(&v));
-}
-
-// For a prepare hook (in the parent, before the fork): reads each object that the child hook will
-// read. A page of .bss that the parent never touched is not mapped, and each child's first read
-// of it is a page fault; read once here, it is mapped to the zero page (no memory), and the fork
-// copies that mapping into every later child.
-template <typename... T>
-inline void map_for_children(const T&... objects) {
-  (..., read_once(objects));
-}
-
-// Stores `zero` into a only if it holds something else (an atomic: relaxed; or a plain variable,
-// for a thread-local the forking thread owns).
-template <typename Atomic>
-__attribute__((always_inline)) inline auto reset_if_set(
-    Atomic& a, decltype(std::declval<Atomic&>().load()) zero) -> decltype(a.load(), void()) {
-  if (a.load(std::memory_order_relaxed) != zero) a.store(zero, std::memory_order_relaxed);
-}
-template <typename T, typename = std::enable_if_t<std::is_scalar<T>::value>>
-__attribute__((always_inline)) inline void reset_if_set(T& v, std::remove_cv_t<T> zero) {
-  if (v != zero) v = zero;
-}
 
 #pragma GCC visibility pop
 }  // namespace poolshim::base

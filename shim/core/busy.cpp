@@ -7,7 +7,7 @@
 
 #include <atomic>
 
-#include "base/resident_pages.h"
+#include "base/fork_hooks.h"
 #include "base/assert.h"
 #include "base/first_use.h"
 #include "budget/budget.h"

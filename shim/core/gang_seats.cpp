@@ -2,6 +2,7 @@
 #include "core/gang_seats.h"
 
 #include "base/assert.h"
+#include "base/fork_hooks.h"
 #include "base/resident_pages.h"
 #include "core/futex.h"
 #include "core/gang_family.h"

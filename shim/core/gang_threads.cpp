@@ -3,7 +3,7 @@
 
 #include <atomic>
 
-#include "base/resident_pages.h"
+#include "base/fork_hooks.h"
 #include "base/clock.h"
 #include "core/futex.h"
 #include "core/servers.h"

@@ -1,7 +1,7 @@
 // The count of lanes given back (lanes.h).
 #include "core/lanes.h"
 
-#include "base/resident_pages.h"
+#include "base/fork_hooks.h"
 
 namespace poolshim::core {
 

@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "base/resident_pages.h"
+#include "base/fork_hooks.h"
 #include "core/counters.h"
 #include "core/futex.h"
 #include "diag/log.h"

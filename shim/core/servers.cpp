@@ -1,6 +1,7 @@
 // The registry of serving threads (servers.h): its storage, idle(), release_kept(), the fork reset.
 #include "core/servers.h"
 
+#include "base/fork_hooks.h"
 #include "base/resident_pages.h"
 #include "core/workers.h"
 

@@ -4,7 +4,7 @@
 
 #include <new>
 
-#include "base/resident_pages.h"
+#include "base/fork_hooks.h"
 #include "core/futex.h"
 
 namespace poolshim::core {

@@ -18,7 +18,6 @@
 
 #include "base/clock.h"
 #include "base/fork_hooks.h"
-#include "base/resident_pages.h"
 #include "budget/budget.h"
 #include "core/busy.h"
 #include "core/cache_line.h"

@@ -9,7 +9,6 @@
 #include <new>
 
 #include "base/fork_hooks.h"
-#include "base/resident_pages.h"
 #include "budget/budget.h"
 #include "core/size.h"
 #include "diag/log.h"
