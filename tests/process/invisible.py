@@ -3,13 +3,15 @@
 run without and with LD_PRELOAD of the shim (proc_util: clean environments, a watchdog): stdout, stderr and
 the exit status must be byte-identical. Two of the commands look at themselves from inside: the
 number of threads (/proc/self/task) and the open file descriptors (/proc/self/fd) of a shell and
-of python3 are part of their output, so an extra thread or descriptor is a difference.
+of python3 are part of their output, so an extra thread or descriptor is a difference. A third,
+heap_at_main (tests/fixtures/invisible), prints the C heap at the start of its main: memory the
+shim allocates while it is loaded is a difference too.
 
 `ls -la /` shows the times of /tmp and friends, which other processes change at any moment, and
 /proc's link count, which is the number of processes: that one number is masked, and the
 preloaded run must equal the run just before it or the one just after it (three tries).
 
-usage: invisible.py --shim LIB
+usage: invisible.py --shim LIB --heap-host HEAP_AT_MAIN
 """
 import argparse
 import re
@@ -42,9 +44,10 @@ def outcome(cmd, stdin, env):
 def body():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shim", required=True)
+    ap.add_argument("--heap-host", required=True)
     args = ap.parse_args()
     plain_env, shim_env = clean_env(), clean_env(LD_PRELOAD=args.shim)
-    for cmd, stdin in COMMANDS:
+    for cmd, stdin in COMMANDS + [([args.heap_host], None)]:
         name = " ".join(cmd[:2])
         for _ in range(3):
             before = outcome(cmd, stdin, plain_env)
@@ -61,6 +64,9 @@ def body():
     # The self-inspecting commands must really have looked: a shell with one thread and python3.
     sh = outcome(COMMANDS[3][0], None, shim_env)
     check(sh[1].split(b"\n")[1].strip() == b"1", f"sh under the preload has 1 thread ({sh[1][:80]!r})")
+    heap = outcome([args.heap_host], None, shim_env)
+    check(heap[1] == b"arena=0 mmapped=0 in_use=0\n",
+          f"no heap at main under the preload ({heap[1][:80]!r})")
 
 
 if __name__ == "__main__":
