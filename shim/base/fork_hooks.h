@@ -10,11 +10,12 @@
 //
 // Each mutex still belongs to its module. The module binds a reference to its member, and
 // lifecycle/fork.cpp lists the module for it (tests/unit/fork_enrolment_test.cpp). This header
-// holds only the mutexes' storage, not their use.
+// holds only the mutexes' storage (and the page size beside them), not their use.
 #pragma once
 #include <pthread.h>
 
 #include <atomic>
+#include <cstdint>
 #include <type_traits>
 #include <utility>
 
@@ -28,7 +29,8 @@
 namespace poolshim::base {
 #pragma GCC visibility push(hidden)
 
-// 7 mutexes of 40 bytes, padded to 512: a 512-aligned block never straddles a page boundary.
+// 7 mutexes of 40 bytes and the page size, padded to 512: a 512-aligned block never straddles a
+// page boundary.
 struct alignas(512) ForkLocks {
   pthread_mutex_t executorch_forward = PTHREAD_MUTEX_INITIALIZER;  // abi/executorch/forward.cpp
   pthread_mutex_t ptp_handles = PTHREAD_MUTEX_INITIALIZER;         // abi/pthreadpool/handle.cpp
@@ -37,6 +39,12 @@ struct alignas(512) ForkLocks {
   pthread_mutex_t worker_spawn = PTHREAD_MUTEX_INITIALIZER;     // core/workers.cpp
   pthread_mutex_t caller_seen = PTHREAD_MUTEX_INITIALIZER;      // diag/caller.cpp
   pthread_mutex_t module_registry = PTHREAD_MUTEX_INITIALIZER;  // reach/registry.cpp
+  // Not a lock: the page size that a child hook's mincore needs (base/resident_pages.h), 0 until
+  // the first prepare (lifecycle/fork.cpp) stores it (without one, the child asks libc). Stored
+  // there, in the parent, no child calls getpagesize() (a page of libc's text) and no process reads
+  // it at load (a constructor, and a page of .bss read then written); kept here, on the page every
+  // child writes anyway.
+  std::atomic<uintptr_t> page_size{0};
 };
 static_assert(sizeof(ForkLocks) <= 4096, "the fork locks must fit on one page");
 

@@ -12,26 +12,27 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/assert.h"
+#include "base/fork_hooks.h"
+
 namespace poolshim::base {
 #pragma GCC visibility push(hidden)
 
 // mincore through a pointer the dynamic linker fills at load: a call through the PLT would bind
 // the symbol lazily, in every child again (the parent never called it), and the binding alone
-// faulted in eight pages of the linker's text and tables. The page size is read at load, in the
-// parent: a child that called getpagesize() would fault in its page of libc's text.
+// faulted in eight pages of the linker's text and tables. The page size is the one the first
+// prepare hook stored, in the parent (base/fork_hooks.h, ForkLocks::page_size).
 inline int (*g_mincore)(void*, size_t, unsigned char*) = &mincore;
-inline const uintptr_t g_page_size = static_cast<uintptr_t>(getpagesize());
 
 // Up to kMaxPages pages of 4 KiB or more; no allocation (a forked child calls it).
 class ResidentPages {
  public:
   static constexpr size_t kMaxPages = 32;
   ResidentPages(const void* table, size_t bytes)
-      : page_(g_page_size), base_(reinterpret_cast<uintptr_t>(table) & ~(page_ - 1)) {
+      : page_(page_size()), base_(reinterpret_cast<uintptr_t>(table) & ~(page_ - 1)) {
+    POOLSHIM_ASSERT(page_ != 0 && (page_ & (page_ - 1)) == 0);  // the mask above
     const uintptr_t end = reinterpret_cast<uintptr_t>(table) + bytes;
-    // page_ is 0 in a fork between the fork handlers' registration and this header's dynamic
-    // initialization (both at load): not known then, so every entry may hold something.
-    known_ = page_ != 0 && (end - base_ + page_ - 1) / page_ <= kMaxPages &&
+    known_ = (end - base_ + page_ - 1) / page_ <= kMaxPages &&
              g_mincore(reinterpret_cast<void*>(base_), end - base_, in_) == 0;
   }
   // Whether the page of p (inside the table) may hold something: present, or not known.
@@ -40,6 +41,12 @@ class ResidentPages {
   }
 
  private:
+  // The prepare hook's, or, where none ran first (a caller outside fork()), libc's.
+  static uintptr_t page_size() {
+    const uintptr_t stored = g_fork_locks.page_size.load(std::memory_order_relaxed);
+    return stored != 0 ? stored : static_cast<uintptr_t>(getpagesize());
+  }
+
   uintptr_t page_;
   uintptr_t base_;
   bool known_ = false;

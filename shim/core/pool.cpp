@@ -207,7 +207,10 @@ const char* degraded_reason() { return workers::failure(); }
 size_t workers_started() { return workers::count(); }
 size_t workers_wanted() { return workers::wanted(); }
 
-void pool_atfork_prepare() { workers::atfork_prepare(); }
+void pool_atfork_prepare() {
+  workers::atfork_prepare();
+  slots_atfork_prepare();
+}
 void pool_atfork_parent() { workers::atfork_parent(); }
 
 // The child has only the forking thread: no worker exists, and every published call belonged

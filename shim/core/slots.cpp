@@ -55,6 +55,11 @@ void slot_leave(Slot& slot) {
   }
 }
 
+void slots_atfork_prepare() {
+  for (const Slot& s : g_slots) base::map_for_children(s.job, s.refs, s.waiting, s.ticket);
+  base::map_for_children(g_owned, g_orphan_slot, g_open, g_patient);
+}
+
 void slots_atfork_child() {
   for (size_t i = 0; i < kSlots; ++i) {
     base::reset_if_set(g_slots[i].job, nullptr);

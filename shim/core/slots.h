@@ -113,6 +113,9 @@ struct SlotRef {
   }
 };
 
+// Before a fork (pool.cpp's pool_atfork_prepare): reads what slots_atfork_child will
+// (base::map_for_children), so that no child faults in a page of the table the parent never used.
+POOLSHIM_FORK_HOOK void slots_atfork_prepare();
 // In a forked child (pool.cpp's pool_atfork_child): every slot closed and free, except what the
 // forking thread holds (its own slot, its reference), as t_owned_slot and t_ref_slot say.
 POOLSHIM_FORK_HOOK void slots_atfork_child();

@@ -5,7 +5,7 @@
 // pool (about 72 KiB, for exceptions thrown while malloc fails) when the shim is loaded: in every
 // host the shim is preloaded into, before the host's main, whether or not anything ever throws.
 // For a C host that never allocated, that is its first malloc (the heap's brk, the tcache's
-// getrandom) and a page or two of heap (docs/bench.md, "Start-up cost").
+// getrandom) and a page or two of heap (docs/bench.md, "Nothing written at load").
 //
 // So the shim defines the four functions of the Itanium C++ ABI (section 2.4) that libstdc++'s
 // throw, rethrow and exception_ptr code call for that memory, and the linker takes them instead

@@ -2,6 +2,7 @@
 #include "lifecycle/fork.h"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include "abi/executorch/forward.h"
 #include "abi/pthreadpool/handle.h"
@@ -68,6 +69,9 @@ const ForkParticipant kParticipants[] = {
 constexpr size_t kCount = sizeof kParticipants / sizeof kParticipants[0];
 
 POOLSHIM_FORK_HOOK void prepare() {
+  if (base::g_fork_locks.page_size.load(std::memory_order_relaxed) == 0)
+    base::g_fork_locks.page_size.store(static_cast<uintptr_t>(getpagesize()),
+                                       std::memory_order_relaxed);
   for (size_t i = 0; i < kCount; ++i)
     if (kParticipants[i].prepare) kParticipants[i].prepare();
 }
