@@ -18,8 +18,9 @@
 //    allocated the object: libstdc++'s own copy does the same (its pool is its own, and memory
 //    outside it goes to free), so nothing changes there.
 //  - Without a pool, a throw while malloc fails calls std::terminate, which libstdc++ does too
-//    once its pool is spent. The shim throws only on its C++ entry points (ExecuTorch's
-//    ThreadPool::run with a std::function), never in a worker.
+//    once its pool is spent. The shim allocates an exception only on a caller's thread: where it
+//    hands a task's exception back to its caller (std::rethrow_exception, a dependent header), or
+//    where libstdc++ throws for it (std::bad_alloc); a worker only catches and stores.
 #include <unwind.h>
 
 #include <cstddef>
