@@ -15,6 +15,7 @@
 #include <atomic>
 
 #include "base/clock.h"
+#include "base/no_cancel.h"
 
 namespace poolshim::budget::group {
 
@@ -96,6 +97,7 @@ bool take_slot(Ledger* l, uint32_t* out) {
 // Maps an opened ledger file after the owner/mode checks. Waits (bounded: ~200 ms) for a creator
 // that has just made the file to size and initialise it; never longer.
 Ledger* map_checked(int fd, const char* path, char* why, size_t len, int prot) {
+  const base::NoCancel no_cancel;  // base/no_cancel.h
   struct stat st;
   for (int tries = 0;; ++tries) {
     if (fstat(fd, &st) != 0) {
@@ -152,6 +154,7 @@ Ledger* map_checked(int fd, const char* path, char* why, size_t len, int prot) {
 }  // namespace
 
 bool process_start_time(int pid, uint64_t* out) {
+  const base::NoCancel no_cancel;  // base/no_cancel.h
   char path[40];
   snprintf(path, sizeof path, "/proc/%d/stat", pid);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -185,6 +188,7 @@ bool ledger_path(const char* name, char* out, size_t len) {
 }
 
 bool join(const char* path, size_t budget, Member* out, char* why, size_t why_len) {
+  const base::NoCancel no_cancel;  // base/no_cancel.h
   bool created = false;
   // O_NOFOLLOW: a symlink planted under the shared /dev/shm never redirects us; O_EXCL decides
   // who initialises. The mode is 0600 before the umask, and fchmod'ed in case the umask is odd.
@@ -242,6 +246,7 @@ bool join(const char* path, size_t budget, Member* out, char* why, size_t why_le
 
 bool peek(const char* path, long* busy_out, size_t* members_out, size_t* budget_out, char* why,
           size_t why_len, Share* shares_out, size_t cap, size_t* n_shares) {
+  const base::NoCancel no_cancel;  // base/no_cancel.h
   int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
     set_why(why, why_len, "%s: %s", path, errno == ENOENT ? "not created yet" : strerror(errno));

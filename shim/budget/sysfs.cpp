@@ -1,6 +1,8 @@
 // The file-reading seam: see sysfs.h.
 #include "budget/sysfs.h"
 
+#include "base/no_cancel.h"
+
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -15,6 +17,7 @@ constexpr size_t kRootCap = 512;
 char g_root[kRootCap] = "";
 
 ssize_t read_retry(int fd, char* buf, size_t n) {
+  const base::NoCancel no_cancel;  // base/no_cancel.h
   for (;;) {
     ssize_t r = ::read(fd, buf, n);
     if (r >= 0 || errno != EINTR) return r;
@@ -37,6 +40,7 @@ bool set_root_for_testing(const char* root) {
 const char* root() { return g_root; }
 
 int open_file(const char* path) {
+  const base::NoCancel no_cancel;  // base/no_cancel.h
   char full[PATH_MAX];
   size_t root_len = std::strlen(g_root);
   size_t path_len = std::strlen(path);
@@ -53,6 +57,7 @@ int open_file(const char* path) {
 }
 
 ssize_t read_small_file(const char* path, char* buf, size_t cap) {
+  const base::NoCancel no_cancel;  // base/no_cancel.h
   if (cap == 0) {
     errno = EINVAL;
     return -1;
@@ -96,6 +101,7 @@ LineReader::LineReader(const char* path) {
 }
 
 LineReader::~LineReader() {
+  const base::NoCancel no_cancel;  // base/no_cancel.h
   if (fd_ >= 0) ::close(fd_);
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/fork_hooks.h"
+#include "base/no_cancel.h"
 #include "core/counters.h"
 #include "core/futex.h"
 #include "diag/log.h"
@@ -26,6 +27,7 @@ long membarrier(int cmd) { return syscall(__NR_membarrier, cmd, 0, 0); }
 // True when /proc/self/stat says the process has one thread (field 20, num_threads). Anything
 // unreadable counts as more than one: the registration is then left to a worker, which is safe.
 bool single_threaded() {
+  const base::NoCancel no_cancel;  // base/no_cancel.h
   int fd = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   char buf[1024];

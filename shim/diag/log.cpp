@@ -12,6 +12,7 @@
 
 #include <atomic>
 
+#include "base/no_cancel.h"
 #include "base/text.h"
 
 namespace poolshim::diag {
@@ -34,6 +35,7 @@ enum class Wrote { ok, dropped, failed };
 // One bounded attempt per line: EINTR is retried, a pipe that is full (EAGAIN: the sink is
 // O_NONBLOCK) drops the line rather than stall the host, any other error is reported.
 Wrote write_all(int fd, const char* buf, size_t len) {
+  const base::NoCancel no_cancel;  // base/no_cancel.h
   while (len > 0) {
     ssize_t n = write(fd, buf, len);
     if (n < 0 && errno == EINTR) continue;
@@ -90,6 +92,7 @@ void write_stderr_warning(const char* what, int err) {
 }
 
 void open_sink() {
+  const base::NoCancel no_cancel;  // base/no_cancel.h
   const config::Options& o = config::options();
   if (o.log_file == nullptr) return;
   // O_NOFOLLOW: a log path must not be redirected through a planted symlink.

@@ -9,9 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/no_cancel.h"
+
 namespace poolshim::elf {
 
 bool MappedFile::open(const char* path) {
+  const base::NoCancel no_cancel;  // base/no_cancel.h
   close();
   if (path == nullptr || *path == '\0') {
     errno = ENOENT;
@@ -39,6 +42,7 @@ bool MappedFile::open(const char* path) {
 }
 
 bool MappedFile::map(int fd, size_t size) {
+  const base::NoCancel no_cancel;  // base/no_cancel.h
   close();
   void* p = MAP_FAILED;
   int err = EINVAL;

@@ -23,6 +23,22 @@ poolshim_process_test(openmp forward TIMEOUT 300
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_driver.py
     --shim $<TARGET_FILE:poolshim> --program $<TARGET_FILE:openmp_program>)
 
+# A thread with a pending pthread_cancel makes the process's first region and pthreadpool call:
+# the shim's first use reads files on that thread, and must not act on the cancel there (libgomp
+# and Debian's pthreadpool have no cancellation point inside a call; base/no_cancel.h). Without
+# the shim, then under the preload: both run to the end, later regions and calls complete.
+foreach(_cancel_pre IN ITEMS "" "--preload;$<TARGET_FILE:poolshim>")
+  if(_cancel_pre)
+    set(_cancel_name cancel_pending_in_first_call)
+  else()
+    set(_cancel_name cancel_pending_in_first_call_without_shim)
+  endif()
+  poolshim_process_test(openmp ${_cancel_name} TIMEOUT 120
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/core_driver.py --timeout 60
+      ${_cancel_pre} --env OMP_NUM_THREADS=2 --expect victim.cancelled=1 --expect status=ok
+      -- $<TARGET_FILE:openmp_cancel_host>)
+endforeach()
+
 # Tasks (openmp_tasks_driver.py): task reductions, taskloop, omp_in_final, natively too.
 poolshim_process_test(openmp tasks TIMEOUT 300
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_tasks_driver.py
