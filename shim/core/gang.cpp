@@ -27,6 +27,7 @@
 #include "core/tls.h"
 #include "core/wait.h"
 #include "core/workers.h"
+#include "diag/log.h"
 
 namespace poolshim::core::gang {
 namespace {
@@ -80,12 +81,14 @@ bool preferences(unsigned affine, const Policy& policy, uint32_t family, uint32_
 // Waits until every seat of s's gang is claimed: preferred seats wait up to prefer_ns for their
 // threads (or until one went busy), then open to all; seats left after kSeatWaitNs get gang
 // threads (fill_with_gang_threads), looked at again every kSeatWaitNs (kStartedWaitNs after
-// starting some). While crowded() it yields its CPU between looks instead of spinning.
-void await_seats(Slot& s, unsigned n, unsigned affine, bool prefs, long prefer_ns,
-                 size_t pool_workers) {
+// starting some). While crowded() it yields its CPU between looks instead of spinning. Returns
+// false when it took the seats back instead (retract_slot; only if may_retract): no thread
+// claimed one, and the threads it needed could not be started.
+bool await_seats(Slot& s, unsigned n, unsigned affine, bool prefs, long prefer_ns,
+                 size_t pool_workers, bool may_retract) {
   // Every seat given to a docked thread, or claimed already: no clock read (a vDSO call of 20-50
   // ns on a VM's kvm-clock, on every region's path).
-  if (unclaimed(s, n) == 0) return;
+  if (unclaimed(s, n) == 0) return true;
   const long t0 = now_ns();
   const bool yield = crowded();  // read once: it is two loads and a call
   long deadline = t0 + (prefs ? prefer_ns : kSeatWaitNs);
@@ -103,7 +106,9 @@ void await_seats(Slot& s, unsigned n, unsigned affine, bool prefs, long prefer_n
         wake_gang_threads();
         deadline = now_ns() + kSeatWaitNs;
       } else {
-        unsigned started = fill_with_gang_threads(s, n, now - opened < kIdleWaitNs);
+        bool short_of = false;
+        unsigned started = fill_with_gang_threads(s, n, now - opened < kIdleWaitNs, &short_of);
+        if (short_of && may_retract && retract_slot(s, n)) return false;
         // Threads that will come were left seats: look again after a while (they may take
         // other work meanwhile); longer after starting threads (their first run).
         deadline = now_ns() + (started != 0 ? kStartedWaitNs : kSeatWaitNs);
@@ -114,6 +119,7 @@ void await_seats(Slot& s, unsigned n, unsigned affine, bool prefs, long prefer_n
     else
       cpu_relax();
   }
+  return true;
 }
 
 }  // namespace
@@ -166,7 +172,16 @@ Gang start(unsigned n, MemberFn fn, void* ctx, const Policy& policy) {
   if (started_threads() != 0 && !all_docked) wake_gang_threads();
   // Give idle workers a moment to take the seats (they spin on the pool's epoch, or wake from
   // its futex), then start gang threads for what is left.
-  await_seats(*s, n, affine, prefs, policy.prefer_ns, pool_workers);
+  if (!await_seats(*s, n, affine, prefs, policy.prefer_ns, pool_workers, policy.alone != nullptr)) {
+    // Not one thread: the caller is the gang (libgomp ends the process here, with "Thread
+    // creation failed"; a team of one is what OpenMP allows when threads are short).
+    diag::log_once(diag::LogSite::team_alone, diag::LogLevel::info,
+                   "team: no thread could be started for a team of %u (pthread_create failed); "
+                   "the team runs on its caller alone",
+                   n);
+    policy.alone(ctx);
+    return g;
+  }
   g.slot = s;
   g.n = n;
   g.outer_family = set_current_family(family);  // the gangs member 0 opens are its family's

@@ -38,6 +38,10 @@ struct Policy {
   // libgomp's initial threads each have a pool of their own; a gang that cannot start the threads
   // it needs still takes kept ones, so keeping never makes a gang wait.
   bool keep_threads = false;
+  // Called on the caller, before member 0 runs, when no thread came for any seat and none could be
+  // started (pthread_create failed: RLIMIT_NPROC, RLIMIT_AS): the gang is then its caller alone,
+  // and ctx must describe a gang of 1. nullptr: the caller keeps waiting for threads.
+  void (*alone)(void* ctx) = nullptr;
 };
 
 // Runs fn(ctx, m) for m in [0, n) on n threads at once, the caller running m = 0; returns when

@@ -209,6 +209,22 @@ void close_slot(Slot& s) {
   s.taken.store(false, std::memory_order_release);
 }
 
+bool retract_slot(Slot& s, unsigned n) {
+  POOLSHIM_ASSERT(s.taken.load(std::memory_order_relaxed) && n >= 2);
+  if (n > kAffine) return false;
+  // What open_slot claimed: seat 0 and the seats past the team, no seat assigned.
+  const uint64_t unclaimed_mask = (n == kAffine ? 0 : (~uint64_t{0} << n) & kAllSeats) | 1;
+  uint64_t m = s.mask.load(std::memory_order_acquire);
+  if ((m & kAllSeats) != unclaimed_mask) return false;
+  // One compare-exchange claims them all: a thread's claim fails from here on.
+  if (!s.mask.compare_exchange_strong(m, m | kAllSeats, std::memory_order_acq_rel)) return false;
+  s.word.store(s.word.load(std::memory_order_relaxed) & ~uint64_t{0xffffffff},
+               std::memory_order_release);  // members 0: closed
+  if (s.counted) g_gangs.fetch_sub(1, std::memory_order_seq_cst);
+  s.taken.store(false, std::memory_order_release);
+  return true;
+}
+
 namespace {
 
 // A dock word's seat: {generation:32, slot:16, seat:14, state:2}; state 2 (kDocked is 1).

@@ -102,6 +102,10 @@ bool undock_and_serve(std::atomic<uint64_t>* dock);
 bool assign_docked(uint32_t id, const Slot& s, uint32_t gen, unsigned seat);
 // Closes the slot after every member returned, and frees it.
 void close_slot(Slot& s);
+// Takes back every seat of slot s's gang of n members if no thread has claimed one (nor been
+// given one), then closes and frees the slot as close_slot does; false, changing nothing, when a
+// seat was claimed, or n > kAffine (the seats from kAffine on are claimed through the word).
+bool retract_slot(Slot& s, unsigned n);
 
 // Seats nobody has claimed yet.
 inline unsigned unclaimed(const Slot& s, unsigned members) {

@@ -73,7 +73,7 @@ void wake_gang_threads() {
   if (g_gang_sleepers.load(std::memory_order_seq_cst) != 0) futex_wake(&g_gang_epoch, 1 << 30);
 }
 
-unsigned fill_with_gang_threads(Slot& s, unsigned members, bool discount_idle) {
+unsigned fill_with_gang_threads(Slot& s, unsigned members, bool discount_idle, bool* short_of) {
   wake_gang_threads();
   const long deadline = now_ns() + kWokenClaimNs;
   while (now_ns() < deadline && unclaimed(s, members) != 0) cpu_relax();
@@ -88,6 +88,7 @@ unsigned fill_with_gang_threads(Slot& s, unsigned members, bool discount_idle) {
   open = coming >= open ? 0 : open - static_cast<unsigned>(coming);
   unsigned started = 0;
   while (started < open && start_gang_thread()) ++started;
+  *short_of = started < open;
   if (started < open) {  // no thread to start: the threads kept for other families serve it too
     s.any_family.store(true, std::memory_order_relaxed);
     workers::wake(workers::count());

@@ -39,6 +39,16 @@ foreach(_cancel_pre IN ITEMS "" "--preload;$<TARGET_FILE:poolshim>")
       -- $<TARGET_FILE:openmp_cancel_host>)
 endforeach()
 
+# A region of 8 where no thread can be started (RLIMIT_NPROC of 1, as nobody: see
+# process.scheduler.degraded_when_no_thread_can_start): libgomp ends the process; under the shim
+# the gang takes its seats back and the team is its caller alone (core/gang.h, Policy::alone),
+# with the loop's full sum. Before, the caller waited for those seats forever.
+poolshim_process_test(openmp team_alone_when_no_thread_can_start TIMEOUT 90
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/core_driver.py --timeout 60
+    --preload $<TARGET_FILE:poolshim> --env POOLSHIM_NUM_THREADS=2 --expect members=1
+    --expect status=ok --as-user nobody
+    -- prlimit --nproc=1:1 $<TARGET_FILE:openmp_team_alone>)
+
 # Tasks (openmp_tasks_driver.py): task reductions, taskloop, omp_in_final, natively too.
 poolshim_process_test(openmp tasks TIMEOUT 300
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_tasks_driver.py
