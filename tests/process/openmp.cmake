@@ -49,6 +49,13 @@ poolshim_process_test(openmp team_alone_when_no_thread_can_start TIMEOUT 90
     --expect status=ok --as-user nobody
     -- prlimit --nproc=1:1 $<TARGET_FILE:openmp_team_alone>)
 
+# Teams under OMP_DYNAMIC=true at loads 0.00, 0.85, 0.95 and 1.50 (a getloadavg of the test's
+# own, preloaded): the same sizes without the shim and under it.
+poolshim_process_test(openmp dynamic_teams_as_libgomp TIMEOUT 120
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_dynamic.py
+    --shim $<TARGET_FILE:poolshim> --fake-loadavg $<TARGET_FILE:fake_loadavg>
+    --program $<TARGET_FILE:openmp_dynamic_teams>)
+
 # Tasks (openmp_tasks_driver.py): task reductions, taskloop, omp_in_final, natively too.
 poolshim_process_test(openmp tasks TIMEOUT 300
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/openmp_tasks_driver.py

@@ -3,9 +3,12 @@
 //
 // Team size, as libgomp resolves it (its parallel.c, gomp_resolve_num_threads): num_threads(1)
 // is 1; inside an active region with max-active-levels <= 1, or at max-active-levels, 1; else
-// the clause's value or nthreads-var; dyn-var bounds it by the budget; thread-limit-var caps it.
+// the clause's value or nthreads-var; dyn-var bounds it as libgomp does (the CPUs less the load
+// average); thread-limit-var caps it.
 // Beyond libgomp: a region started inside a pool task (pthreadpool, ExecuTorch, poolshim) gets a
 // team of 1, so pools never nest into a thread explosion.
+
+#include <stdlib.h>
 
 #include <cstring>
 
@@ -35,6 +38,20 @@ int (*real_max_threads())() {
   return g_real_max.load(std::memory_order_relaxed);
 }
 
+// libgomp's bound under dyn-var (its config/linux/proc.c, gomp_dynamic_max_threads), so that a
+// program run with OMP_DYNAMIC=true gets the teams it gets on libgomp: the CPUs it may use, at
+// most nthreads-var, less the 15-minute load average (+0.1: libgomp's rounding), at least 1. The
+// CPUs are the budget (the affinity mask, and a cgroup's quota where one is lower), where libgomp
+// counts the mask. getloadavg reads /proc/loadavg without a cancellation point.
+unsigned dynamic_max_threads(unsigned nthreads) {
+  size_t cpus = budget::current().threads;
+  if (cpus == 0) cpus = 1;
+  if (cpus > nthreads) cpus = nthreads;
+  double load[3];
+  const size_t busy = getloadavg(load, 3) == 3 ? static_cast<size_t>(load[2] + 0.1) : 0;
+  return busy >= cpus ? 1 : static_cast<unsigned>(cpus - busy);
+}
+
 unsigned resolve_team_size(unsigned specified) {
   ThreadState& s = me();
   // Outside any region, nthreads-var is libgomp's for this thread: omp_set_num_threads called on
@@ -48,8 +65,8 @@ unsigned resolve_team_size(unsigned specified) {
   if (core::in_task()) return 1;
   unsigned n = specified != 0 ? specified : s.icv.nthreads;
   if (s.icv.dyn) {
-    size_t b = budget::current().threads;
-    if (b > 0 && b < n) n = static_cast<unsigned>(b);
+    const unsigned dyn = dynamic_max_threads(s.icv.nthreads);
+    if (dyn < n) n = dyn;
   }
   if (n > core::gang::kMaxMembers) n = core::gang::kMaxMembers;
   if (n == 0) n = 1;
