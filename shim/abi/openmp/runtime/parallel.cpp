@@ -42,7 +42,7 @@ int (*real_max_threads())() {
 // program run with OMP_DYNAMIC=true gets the teams it gets on libgomp: the CPUs it may use, at
 // most nthreads-var, less the 15-minute load average (+0.1: libgomp's rounding), at least 1. The
 // CPUs are the budget (the affinity mask, and a cgroup's quota where one is lower), where libgomp
-// counts the mask. getloadavg reads /proc/loadavg without a cancellation point.
+// counts the mask. glibc's getloadavg is one sysinfo call: no file, no cancellation point.
 unsigned dynamic_max_threads(unsigned nthreads) {
   size_t cpus = budget::current().threads;
   if (cpus == 0) cpus = 1;
