@@ -81,14 +81,15 @@ bool preferences(unsigned affine, const Policy& policy, uint32_t family, uint32_
 // Waits until every seat of s's gang is claimed: preferred seats wait up to prefer_ns for their
 // threads (or until one went busy), then open to all; seats left after kSeatWaitNs get gang
 // threads (fill_with_gang_threads), looked at again every kSeatWaitNs (kStartedWaitNs after
-// starting some). While crowded() it yields its CPU between looks instead of spinning. Returns
-// false when it took the seats back instead (retract_slot; only if may_retract): no thread
-// claimed one, and the threads it needed could not be started.
-bool await_seats(Slot& s, unsigned n, unsigned affine, bool prefs, long prefer_ns,
-                 size_t pool_workers, bool may_retract) {
+// starting some). While crowded() it yields its CPU between looks instead of spinning. Returns 0
+// once every seat is claimed; when the threads it needed could not all be started (and
+// may_retract), the seats it kept when it took the others back instead (retract_seats: a held
+// gang keeps the members that came, any other only if none came).
+uint32_t await_seats(Slot& s, unsigned n, unsigned affine, bool prefs, long prefer_ns,
+                     size_t pool_workers, bool may_retract) {
   // Every seat given to a docked thread, or claimed already: no clock read (a vDSO call of 20-50
   // ns on a VM's kvm-clock, on every region's path).
-  if (unclaimed(s, n) == 0) return true;
+  if (unclaimed(s, n) == 0) return 0;
   const long t0 = now_ns();
   const bool yield = crowded();  // read once: it is two loads and a call
   long deadline = t0 + (prefs ? prefer_ns : kSeatWaitNs);
@@ -108,7 +109,11 @@ bool await_seats(Slot& s, unsigned n, unsigned affine, bool prefs, long prefer_n
       } else {
         bool short_of = false;
         unsigned started = fill_with_gang_threads(s, n, now - opened < kIdleWaitNs, &short_of);
-        if (short_of && may_retract && retract_slot(s, n)) return false;
+        // Short of threads: the gang is taken back to the members that came, once every thread
+        // started has come to look for a seat (a new thread's first run can take longer than
+        // this wait), so that it is as large as the threads that could start make it.
+        if (short_of && may_retract && starting_threads() == 0 && workers::starting() == 0)
+          if (const uint32_t kept = retract_seats(s, n)) return kept;
         // Threads that will come were left seats: look again after a while (they may take
         // other work meanwhile); longer after starting threads (their first run).
         deadline = now_ns() + (started != 0 ? kStartedWaitNs : kSeatWaitNs);
@@ -119,7 +124,7 @@ bool await_seats(Slot& s, unsigned n, unsigned affine, bool prefs, long prefer_n
     else
       cpu_relax();
   }
-  return true;
+  return 0;
 }
 
 }  // namespace
@@ -160,7 +165,11 @@ Gang start(unsigned n, MemberFn fn, void* ctx, const Policy& policy) {
       if (pref[i] != 0 && assign_docked(pref[i], *s, gen, i)) assigned |= uint32_t{1} << i;
     POOLSHIM_COUNT(kDockedSeats, count_bits(assigned));
   }
-  open_slot(*s, n, fn, ctx, Servers{pref, prefs, family, policy.keep_threads}, assigned);
+  // Held (gang_seats.h, "Holding") only when the threads alive cannot fill its seats: some must
+  // be started, and starting them may fail. Threads alive but busy come back when their work ends.
+  const bool may_hold =
+      policy.shrink != nullptr && workers::count() + live_threads() < size_t{n} - 1;
+  open_slot(*s, n, fn, ctx, Servers{pref, prefs, family, policy.keep_threads}, assigned, may_hold);
   // Pool workers only up to the pool's size (workers.h: budget - 1); gang threads do the rest.
   // Spinning workers see the open (gangs_opened()); sleeping ones are woken, every one with
   // preferences: futex_wake picks sleepers at random. A gang whose every seat went to a docked
@@ -174,15 +183,20 @@ Gang start(unsigned n, MemberFn fn, void* ctx, const Policy& policy) {
   if (started_threads() != 0 && !all_docked) wake_gang_threads();
   // Give idle workers a moment to take the seats (they spin on the pool's epoch, or wake from
   // its futex), then start gang threads for what is left.
-  if (!await_seats(*s, n, affine, prefs, policy.prefer_ns, pool_workers, policy.alone != nullptr)) {
-    // Not one thread: the caller is the gang (libgomp ends the process here, with "Thread
-    // creation failed"; a team of one is what OpenMP allows when threads are short).
-    diag::log_once(diag::LogSite::team_alone, diag::LogLevel::info,
-                   "team: no thread could be started for a team of %u (pthread_create failed); "
-                   "the team runs on its caller alone",
-                   n);
-    policy.alone(ctx);
-    return g;
+  if (const uint32_t kept = await_seats(*s, n, affine, prefs, policy.prefer_ns, pool_workers,
+                                        policy.shrink != nullptr)) {
+    // Short of threads: the gang is the members that came (libgomp ends the process here, with
+    // "Thread creation failed"; fewer threads than asked for is what OpenMP allows).
+    const unsigned members = count_bits(kept);
+    diag::log_once(diag::LogSite::team_shrunk, diag::LogLevel::info,
+                   "team: %u of a team of %u's threads could not be started (pthread_create "
+                   "failed); the team runs with %u",
+                   n - members, n, members);
+    policy.shrink(ctx, members);
+    if (members == 1) return g;  // retract_seats freed the slot
+    release_held(*s, kept);
+    n = members;
+    g.shrunk = true;
   }
   g.slot = s;
   g.n = n;
@@ -199,7 +213,8 @@ void join(const Gang& g) {
   // Who served each seat: the next gang of this caller prefers them.
   Owners& own = t_owners;
   unsigned affine = g.n < kAffine ? g.n : kAffine;
-  for (unsigned i = 1; i < affine; ++i) own.id[i] = s->claimer[i].load(std::memory_order_relaxed);
+  for (unsigned i = 1; i < affine; ++i)  // a shrunk gang's members ran renumbered: none
+    own.id[i] = g.shrunk ? 0 : s->claimer[i].load(std::memory_order_relaxed);
   close_slot(*s);
   set_current_family(g.outer_family);
 }

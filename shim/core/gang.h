@@ -38,16 +38,20 @@ struct Policy {
   // libgomp's initial threads each have a pool of their own; a gang that cannot start the threads
   // it needs still takes kept ones, so keeping never makes a gang wait.
   bool keep_threads = false;
-  // Called on the caller, before member 0 runs, when no thread came for any seat and none could be
-  // started (pthread_create failed: RLIMIT_NPROC, RLIMIT_AS): the gang is then its caller alone,
-  // and ctx must describe a gang of 1. nullptr: the caller keeps waiting for threads.
-  void (*alone)(void* ctx) = nullptr;
+  // Called on the caller, before member 0 runs, with a smaller team size m (1 <= m < n) when
+  // threads for some seats could not be started (pthread_create failed: RLIMIT_NPROC, RLIMIT_AS)
+  // and the gang took those seats back (gang_seats.h, "Holding"): ctx must then describe a gang
+  // of m, whose members are renumbered 0..m-1 in seat order. nullptr: the caller keeps waiting
+  // for threads. Only gangs of up to kHeldMembers are taken back; a larger one waits.
+  void (*shrink)(void* ctx, unsigned members) = nullptr;
 };
 
 // Runs fn(ctx, m) for m in [0, n) on n threads at once, the caller running m = 0; returns when
 // every member returned. n <= kMaxMembers; n <= 1 runs fn(ctx, 0) inline.
 void run(unsigned n, MemberFn fn, void* ctx, const Policy& policy);
 constexpr unsigned kMaxMembers = 4096;
+// The largest gang that Policy::shrink applies to (the seats claimed in one mask word).
+constexpr unsigned kHeldMembers = 32;
 
 // The same in two steps, for a caller that runs member 0's part itself in between
 // (GOMP_parallel_start / GOMP_parallel_end): start() returns once members 1..n-1 are running;
@@ -56,6 +60,7 @@ struct Gang {
   void* slot = nullptr;  // nullptr: nothing to join (n <= 1)
   unsigned n = 1;
   uint32_t outer_family = 0;  // the caller's family before start() (gang_family.h)
+  bool shrunk = false;        // Policy::shrink ran: its seats are not the caller's preferences
 };
 Gang start(unsigned n, MemberFn fn, void* ctx, const Policy& policy);
 void join(const Gang& g);

@@ -9,6 +9,7 @@
 #include "core/servers.h"
 #include "core/size.h"
 #include "core/tls.h"
+#include "core/wait.h"
 
 namespace poolshim::core::gang {
 namespace {
@@ -21,6 +22,28 @@ static_assert(kSlots < (1u << kOpensShift),
 // The generation of each slot's gang this thread last served a seat of: a thread serves one
 // seat per gang, as each member of a libgomp team is its own thread (threadprivate data).
 POOLSHIM_FAST_TLS thread_local uint32_t t_gang_served[kSlots];
+
+// Slot s's held members run (hold: 0, or the seats kept to renumber by).
+void release(Slot& s, uint32_t hold) {
+  POOLSHIM_ASSERT(hold != kHold && s.hold.load(std::memory_order_relaxed) == kHold);
+  s.hold.store(hold, std::memory_order_seq_cst);
+  if (s.hold_sleepers.load(std::memory_order_seq_cst) != 0) futex_wake(&s.hold, 1 << 30);
+}
+
+// The seat a member of slot s's gang runs as: its own, or, when the gang shrank, its rank among
+// the seats kept. A held member waits for its release first.
+unsigned seat_to_run(Slot& s, unsigned seat) {
+  uint32_t hold = s.hold.load(std::memory_order_acquire);
+  if (hold == 0) return seat;
+  if (hold == kHold) {
+    wait::await(s.hold, wait::SleepCount{s.hold_sleepers}, spin_ns(wait::kSpinNs),
+                [](uint32_t h) { return h != kHold; });
+    hold = s.hold.load(std::memory_order_acquire);
+    if (hold == 0) return seat;
+  }
+  POOLSHIM_ASSERT(seat < kAffine && ((hold >> seat) & 1));  // kept: it claimed before the retract
+  return base::count_bits(hold & ((uint32_t{1} << seat) - 1));
+}
 
 void run_seat(Slot& s, MemberFn fn, void* ctx, unsigned seat) {
   t_gang_served[&s - g_slots] = gen_of(s.word.load(std::memory_order_relaxed));
@@ -36,7 +59,7 @@ void run_seat(Slot& s, MemberFn fn, void* ctx, unsigned seat) {
                   s.any_family.load(std::memory_order_relaxed));
   servers::set_busy(id, true);
   const uint32_t outer = set_current_family(family);  // the gangs this member opens are its
-  fn(ctx, seat);
+  fn(ctx, seat_to_run(s, seat));
   set_current_family(outer);
   servers::set_busy(id, false);
   s.done.fetch_add(1, std::memory_order_seq_cst);
@@ -69,6 +92,10 @@ bool claim_affine(Slot& s, uint64_t m, unsigned i) {
                                       std::memory_order_acquire))
     return false;
   POOLSHIM_ASSERT(i != 0);  // seat 0 is the caller's, claimed from the start
+  // The last seat of a held gang: no retract can succeed now, so its members run as seated.
+  if (((m | (uint64_t{1} << i)) & kAllSeats) == kAllSeats &&
+      s.hold.load(std::memory_order_relaxed) == kHold)
+    release(s, 0);
   run_seat(s, fn, ctx, i);
   return true;
 }
@@ -170,8 +197,8 @@ Slot* take_slot() {
   return nullptr;
 }
 
-uint32_t open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& who,
-                   uint32_t assigned) {
+void open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& who, uint32_t assigned,
+               bool may_hold) {
   POOLSHIM_ASSERT(s.taken.load(std::memory_order_relaxed) && n >= 2 && n <= kMaxMembers);
   const uint32_t gen = next_gen(s);
   const unsigned affine = n < kAffine ? n : kAffine;
@@ -187,20 +214,23 @@ uint32_t open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& w
   s.fn.store(fn, std::memory_order_relaxed);
   s.ctx.store(ctx, std::memory_order_relaxed);
   s.done.store(0, std::memory_order_relaxed);
+  // A seat left for others to claim: a thread may have to be started for it.
+  s.counted = base::count_bits(assigned) != n - 1;
+  const bool held = may_hold && n <= kHeldMembers && s.counted;
+  s.hold.store(held ? kHold : 0, std::memory_order_relaxed);
+  s.running = n;
   s.mask.store((uint64_t{gen} << 32) | claimed, std::memory_order_relaxed);
   s.word.store(pack(gen, n, n > kAffine ? kAffine : n), std::memory_order_release);
   // seq_cst: against an idle worker about to sleep (workers.cpp, sleep_idle), which counts
   // itself a sleeper, then reads the opens; gang.cpp's start() then reads the sleepers.
   // A gang whose every seat went to a docked thread has nothing for others to find (g_gangs).
-  s.counted = base::count_bits(assigned) != n - 1;
   if (s.counted) g_gangs.fetch_add(1 + (uint64_t{1} << kOpensShift), std::memory_order_seq_cst);
-  return gen;
 }
 
 void close_slot(Slot& s) {
   uint64_t w = s.word.load(std::memory_order_relaxed);
   POOLSHIM_ASSERT(members_of(w) != 0 && unclaimed(s, members_of(w)) == 0);
-  POOLSHIM_ASSERT(s.done.load(std::memory_order_relaxed) == members_of(w) - 1);
+  POOLSHIM_ASSERT(s.done.load(std::memory_order_relaxed) == s.running - 1);
   s.word.store(w & ~uint64_t{0xffffffff}, std::memory_order_release);  // members 0: closed
   if (s.counted) {
     const uint64_t before = g_gangs.fetch_sub(1, std::memory_order_seq_cst);
@@ -209,20 +239,33 @@ void close_slot(Slot& s) {
   s.taken.store(false, std::memory_order_release);
 }
 
-bool retract_slot(Slot& s, unsigned n) {
+uint32_t retract_seats(Slot& s, unsigned n) {
   POOLSHIM_ASSERT(s.taken.load(std::memory_order_relaxed) && n >= 2);
-  if (n > kAffine) return false;
-  // What open_slot claimed: seat 0 and the seats past the team, no seat assigned.
-  const uint64_t unclaimed_mask = (n == kAffine ? 0 : (~uint64_t{0} << n) & kAllSeats) | 1;
+  if (n > kAffine) return 0;  // the seats from kAffine on are claimed through the word
+  const uint32_t team = n == 32 ? ~uint32_t{0} : (uint32_t{1} << n) - 1;
+  const bool held = s.hold.load(std::memory_order_relaxed) == kHold;
+  // One compare-exchange claims every seat left: a thread's claim fails from here on.
   uint64_t m = s.mask.load(std::memory_order_acquire);
-  if ((m & kAllSeats) != unclaimed_mask) return false;
-  // One compare-exchange claims them all: a thread's claim fails from here on.
-  if (!s.mask.compare_exchange_strong(m, m | kAllSeats, std::memory_order_acq_rel)) return false;
+  do {
+    if (!held && (static_cast<uint32_t>(m) & team) != 1) return 0;  // a member runs as seated
+  } while (!s.mask.compare_exchange_weak(m, m | kAllSeats, std::memory_order_acq_rel,
+                                         std::memory_order_acquire));
+  const uint32_t kept = static_cast<uint32_t>(m) & team;
+  POOLSHIM_ASSERT(kept & 1);   // the caller's seat, claimed from the start
+  if (kept == team) return 0;  // the last seat was claimed meanwhile: its claim released them
+  s.running = base::count_bits(kept);
+  if (s.running > 1) return kept;
+  // Nobody else runs in it: closed (members 0) and freed.
   s.word.store(s.word.load(std::memory_order_relaxed) & ~uint64_t{0xffffffff},
-               std::memory_order_release);  // members 0: closed
+               std::memory_order_release);
   if (s.counted) g_gangs.fetch_sub(1, std::memory_order_seq_cst);
   s.taken.store(false, std::memory_order_release);
-  return true;
+  return kept;
+}
+
+void release_held(Slot& s, uint32_t kept) {
+  POOLSHIM_ASSERT(base::count_bits(kept) == s.running && s.running > 1);
+  release(s, kept);
 }
 
 namespace {

@@ -14,6 +14,13 @@
 // the slot's open_all is raised; a server looks for a seat preferred for it in every open gang
 // before it takes any other, and serves one seat per gang.
 //
+// Holding (gang.h, Policy::shrink): a gang that may need threads started for it (some seat was not
+// given to a docked thread) and may shrink is opened held: its members wait (Slot::hold) before
+// they run, until the claim that takes its last seat releases them, or until its caller, short of
+// threads that could not be started, takes the unclaimed seats back (retract_seats) and releases
+// them renumbered. So no member reads the team's size before it is final. A gang of 2 is released
+// by its one claim, without a wait.
+//
 // Families (gang_family.h): a thread kept for a family serves only gangs of that family, unless
 // the slot's any_family is raised (the caller could not start the threads it needed: a gang
 // never waits for want of threads). A free thread that takes a seat below kAffine of a keeping
@@ -41,6 +48,12 @@ struct Slot {
   // {generation:32, claimed seats below kAffine:32}: written by the caller before it opens the
   // slot, then by claimers (acq_rel CAS).
   std::atomic<uint64_t> mask{0};
+  // Holding: kHold while the held gang's members wait; 0 when they run as seated; else the seats
+  // kept (bit i: seat i) when the gang shrank, by which each renumbers itself. Written by the
+  // caller before it opens the slot, then once by the claim of the last seat or by
+  // retract_seats (seq_cst); futex word of the waiting members, counted in hold_sleepers.
+  std::atomic<uint32_t> hold{0};
+  std::atomic<uint32_t> hold_sleepers{0};
   std::atomic<uint32_t> pref[kAffine]{};     // the seat's preferred server id (0: none); caller
   std::atomic<uint32_t> claimer[kAffine]{};  // who claimed it: written before the member's done
   std::atomic<bool> open_all{false};         // preferences lifted (the wait ran out)
@@ -55,7 +68,10 @@ struct Slot {
   // Whether the open is counted in g_gangs: not when every seat went to a docked thread, as no
   // thread has to find such a gang. Written and read by the slot's caller only.
   bool counted = false;
+  unsigned running = 0;  // members that run (the gang's n, or what it shrank to): caller only
 };
+constexpr uint32_t kHold = 1;  // Slot::hold: the members wait (a kept mask has 2 bits or more)
+static_assert(kHeldMembers <= kAffine, "a held gang's seats are all in the mask");
 
 inline uint32_t gen_of(uint64_t w) { return static_cast<uint32_t>(w >> 32); }
 constexpr uint64_t pack(uint32_t gen, unsigned members, unsigned seat) {
@@ -79,10 +95,10 @@ inline uint32_t next_gen(const Slot& s) {
   return gen_of(s.word.load(std::memory_order_relaxed)) + 1;
 }
 // Opens slot s's gang of n members: fn, ctx, who may serve it, the seats below kAffine given to
-// docked threads already (assigned: bit i, seat i), then the word (release). Returns the gang's
-// generation (next_gen(s)).
-uint32_t open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& who,
-                   uint32_t assigned);
+// docked threads already (assigned: bit i, seat i), then the word (release). It is held when
+// may_hold, n <= kHeldMembers and a seat is left for others to claim.
+void open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& who, uint32_t assigned,
+               bool may_hold);
 
 // Docking: a pool worker that spins idle (workers.cpp) is docked: a gang's start may give it a
 // seat preferred for it (assign_docked) with one compare-exchange on the worker's own server line
@@ -102,10 +118,17 @@ bool undock_and_serve(std::atomic<uint64_t>* dock);
 bool assign_docked(uint32_t id, const Slot& s, uint32_t gen, unsigned seat);
 // Closes the slot after every member returned, and frees it.
 void close_slot(Slot& s);
-// Takes back every seat of slot s's gang of n members if no thread has claimed one (nor been
-// given one), then closes and frees the slot as close_slot does; false, changing nothing, when a
-// seat was claimed, or n > kAffine (the seats from kAffine on are claimed through the word).
-bool retract_slot(Slot& s, unsigned n);
+// Takes back the seats of slot s's gang of n members that no thread has claimed (nor been
+// given): one compare-exchange claims them all, so a thread's claim fails from then on. A held
+// gang keeps the members that claimed a seat; any other gang only retracts when none did (its
+// members have read the team's size). Returns the seats kept (bit i: seat i; seat 0 always), or
+// 0 when it took nothing back (every seat was claimed meanwhile, and that claim released a held
+// gang's members; or a seat of a gang not held was claimed). When no other seat is kept, nobody
+// runs in the gang: the slot is closed and freed as close_slot does. Else the caller calls
+// release_held with them once it has made its side of the gang their size.
+uint32_t retract_seats(Slot& s, unsigned n);
+// Releases the held members of slot s's gang, renumbered by the seats kept (retract_seats).
+void release_held(Slot& s, uint32_t kept);
 
 // Seats nobody has claimed yet.
 inline unsigned unclaimed(const Slot& s, unsigned members) {

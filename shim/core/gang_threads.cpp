@@ -23,6 +23,7 @@ std::atomic<uint32_t> g_gang_sleepers{0};
 // Gang threads started and not yet looking for seats (fill_with_gang_threads counts them coming).
 std::atomic<uint32_t> g_gang_starting{0};
 std::atomic<size_t> g_extra{0};  // gang threads started (workers beyond the budget)
+std::atomic<size_t> g_live{0};   // gang threads started and not ended (by a pause)
 
 // How long a gang that starts gang threads first lets the idle ones (just woken) take seats.
 constexpr long kWokenClaimNs = 20 * 1000;
@@ -36,6 +37,7 @@ void* gang_thread_main(void*) {
     const uint32_t seen = g_gang_epoch.load(std::memory_order_acquire);
     if (servers::retire_if_paused()) {
       servers::set_alive(id, false);
+      g_live.fetch_sub(1, std::memory_order_relaxed);
       return nullptr;
     }
     if (serve_any()) continue;
@@ -49,6 +51,7 @@ void* gang_thread_main(void*) {
 // Starts one gang thread (signals blocked, as pool workers); false when pthread_create fails.
 bool start_gang_thread() {
   g_gang_starting.fetch_add(1, std::memory_order_relaxed);  // before the thread can subtract it
+  g_live.fetch_add(1, std::memory_order_relaxed);           // (a pause may end it at once)
   int err;
   {
     SignalsBlocked blocked;
@@ -56,6 +59,7 @@ bool start_gang_thread() {
   }
   if (err != 0) {
     g_gang_starting.fetch_sub(1, std::memory_order_relaxed);
+    g_live.fetch_sub(1, std::memory_order_relaxed);
     return false;
   }
   size_t n = g_extra.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -98,13 +102,18 @@ unsigned fill_with_gang_threads(Slot& s, unsigned members, bool discount_idle, b
 }
 
 size_t started_threads() { return g_extra.load(std::memory_order_relaxed); }
+size_t starting_threads() { return g_gang_starting.load(std::memory_order_relaxed); }
+size_t live_threads() { return g_live.load(std::memory_order_relaxed); }
 
-void threads_atfork_prepare() { base::map_for_children(g_gang_sleepers, g_gang_starting, g_extra); }
+void threads_atfork_prepare() {
+  base::map_for_children(g_gang_sleepers, g_gang_starting, g_extra, g_live);
+}
 
 void threads_atfork_child() {
   base::reset_if_set(g_gang_sleepers, 0);
   base::reset_if_set(g_gang_starting, 0);
   base::reset_if_set(g_extra, 0);
+  base::reset_if_set(g_live, 0);
 }
 
 }  // namespace poolshim::core::gang

@@ -26,6 +26,10 @@ unsigned fill_with_gang_threads(Slot& s, unsigned members, bool discount_idle, b
 
 // Gang threads started since start (or the last fork).
 size_t started_threads();
+// Gang threads started and not yet looking for a seat.
+size_t starting_threads();
+// Gang threads started (or starting) and not ended (a pause ends them).
+size_t live_threads();
 
 // fork(): the child has none of the parent's gang threads.
 POOLSHIM_FORK_HOOK void threads_atfork_prepare();  // from gang::atfork_prepare

@@ -31,7 +31,7 @@ enum class LogSite : unsigned {
   openmp_kmpc_mode,          // abi/openmp/kmpc/gate.cpp: __kmpc natively or to libomp, and why
   openmp_kmpc_late,          // abi/openmp/forward.cpp: a non-native __kmpc row, native process
   team_extra_threads,        // core/gang_threads.cpp: a team thread started beyond the budget
-  team_alone,                // core/gang.cpp: no thread could be started for a team's seats
+  team_shrunk,               // core/gang.cpp: threads for some of a team's seats could not start
   openmp_affinity_format,    // abi/openmp/runtime/affinity_display.cpp: a malformed format
   // --- once per (site, calling module) -----------------------------------------------------
   // A site that serves several ExecuTorch symbols (both namespaces' get_pthreadpool, the

@@ -41,13 +41,24 @@ endforeach()
 
 # A region of 8 where no thread can be started (RLIMIT_NPROC of 1, as nobody: see
 # process.scheduler.degraded_when_no_thread_can_start): libgomp ends the process; under the shim
-# the gang takes its seats back and the team is its caller alone (core/gang.h, Policy::alone),
+# the gang takes its seats back and the team is its caller alone (core/gang.h, Policy::shrink),
 # with the loop's full sum. Before, the caller waited for those seats forever.
 poolshim_process_test(openmp team_alone_when_no_thread_can_start TIMEOUT 90
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/core_driver.py --timeout 60
     --preload $<TARGET_FILE:poolshim> --env POOLSHIM_NUM_THREADS=2 --expect members=1
     --expect status=ok --as-user nobody
-    -- prlimit --nproc=1:1 $<TARGET_FILE:openmp_team_alone>)
+    -- prlimit --nproc=1:1 $<TARGET_FILE:openmp_short_team>)
+
+# ... and where only some can (RLIMIT_NPROC of 4: the main thread, a pool worker and two team
+# threads): the members that came are held until the gang knows its size, then run as a team of
+# fewer, numbered 0..m-1 (core/gang_seats.h, "Holding"). Before, the caller waited for the other
+# seats forever. As daemon: RLIMIT_NPROC counts every thread of the user, and the other tests run
+# as nobody.
+poolshim_process_test(openmp team_shrinks_when_some_threads_cannot_start TIMEOUT 90
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/core_driver.py --timeout 60
+    --preload $<TARGET_FILE:poolshim> --env POOLSHIM_NUM_THREADS=2 --expect shrunk=yes
+    --expect numbers=ok --expect status=ok --as-user daemon
+    -- prlimit --nproc=4:4 $<TARGET_FILE:openmp_short_team>)
 
 # Teams under OMP_DYNAMIC=true at loads 0.00, 0.85, 0.95 and 1.50 (a getloadavg of the test's
 # own, preloaded): the same sizes without the shim and under it.

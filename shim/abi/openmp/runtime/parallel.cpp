@@ -166,24 +166,25 @@ void member_main(void* ctx, unsigned m) {
 // outermost region's caller (an initial thread) keeps those threads: another initial thread's
 // regions at the same time get threads of their own, as each has its pool in libgomp.
 constexpr long kPreferNs = 50L * 1000 * 1000;
-core::gang::Policy team_gangs(const Team& t, void (*alone)(void* ctx)) {
-  return core::gang::Policy{kPreferNs, t.level == 1, alone};
+core::gang::Policy team_gangs(const Team& t, void (*shrink)(void* ctx, unsigned m)) {
+  return core::gang::Policy{kPreferNs, t.level == 1, shrink};
 }
 
-// The team is its caller alone: core::gang could start no thread for its seats (Policy::alone).
-// Before member 0 runs, and no other member ever read the team: what init_team derived from n
-// becomes what a team of one has.
-void team_alone(Team* t) {
-  POOLSHIM_ASSERT(t->n > 1);
+// The team has m < n members: core::gang could not start threads for the others' seats
+// (Policy::shrink). Before any member ran (the others are held until this returns): what
+// init_team derived from n becomes what a team of m has.
+void team_shrink(Team* t, unsigned m) {
+  POOLSHIM_ASSERT(m >= 1 && m < t->n);
+  const unsigned less = t->n - m;
   if (t->cg_added != 0) {  // the n - 1 threads resolve_team_size took from the contention group
-    t->cg->fetch_sub(t->cg_added, std::memory_order_relaxed);
-    t->cg_added = 0;
+    t->cg->fetch_sub(less, std::memory_order_relaxed);
+    t->cg_added -= less;
   }
-  if (t->cg == &t->cg_busy) t->cg_busy.store(1, std::memory_order_relaxed);
-  t->active_level -= 1;
-  t->n = 1;
+  if (t->cg == &t->cg_busy) t->cg_busy.store(m, std::memory_order_relaxed);
+  if (m == 1) t->active_level -= 1;
+  t->n = m;
 }
-void team_alone_ctx(void* ctx) { team_alone(static_cast<Team*>(ctx)); }
+void team_shrink_ctx(void* ctx, unsigned m) { team_shrink(static_cast<Team*>(ctx), m); }
 
 // member_main for a team whose body reads its body line (run_parallel_line): the line is on the
 // caller's stack, just written, so it is a miss; its address is known before the team's first
@@ -230,7 +231,7 @@ void run_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset) {
   preset->seq = 0;
   t.ws_head = preset;
   t.preset = preset;
-  core::gang::run(t.n, member_main, &t, team_gangs(t, team_alone_ctx));
+  core::gang::run(t.n, member_main, &t, team_gangs(t, team_shrink_ctx));
   end_team(&t);
   // Members that left the preset construct freed it; one that ended the region inside it
   // (nowait and no end call is not valid OpenMP) would leave it here.
@@ -241,7 +242,7 @@ void run_parallel(void (*fn)(void*), void* data, unsigned n, TaskGroup* taskgrou
   Team t;
   init_team(&t, fn, data, n);
   t.taskgroup = taskgroup;
-  core::gang::run(t.n, member_main, &t, team_gangs(t, team_alone_ctx));
+  core::gang::run(t.n, member_main, &t, team_gangs(t, team_shrink_ctx));
   end_team(&t);
 }
 
@@ -250,7 +251,7 @@ void run_parallel_line(void (*fn)(void*), const void* data, size_t size, unsigne
   Team t;
   init_team(&t, fn, t.body_line, n);
   memcpy(t.body_line, data, size);
-  core::gang::run(t.n, line_member_main, &t, team_gangs(t, team_alone_ctx));
+  core::gang::run(t.n, line_member_main, &t, team_gangs(t, team_shrink_ctx));
   end_team(&t);
 }
 
@@ -264,8 +265,9 @@ void start_region(void (*fn)(void*), void* data, unsigned n, WorkShare* preset) 
     p->team.ws_head = preset;
     p->team.preset = preset;
   }
-  p->gang = core::gang::start(p->team.n, pending_member, p, team_gangs(p->team, [](void* ctx) {
-                                team_alone(&static_cast<Pending*>(ctx)->team);
+  p->gang = core::gang::start(p->team.n, pending_member, p,
+                              team_gangs(p->team, [](void* ctx, unsigned m) {
+                                team_shrink(&static_cast<Pending*>(ctx)->team, m);
                               }));
   p->saved = enter(&p->team, 0);
   me().place = member_place(p->team.places, p->team.n, 0);
