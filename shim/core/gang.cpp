@@ -127,6 +127,32 @@ uint32_t await_seats(Slot& s, unsigned n, unsigned affine, bool prefs, long pref
   return 0;
 }
 
+// Wakes the gang threads that a gang's seats not given to docked threads prefer, when each
+// prefers one (the threads of the caller's previous gang); else every gang thread.
+void wake_gang_threads_for(unsigned n, unsigned affine, bool prefs, const uint32_t* pref,
+                           uint32_t assigned) {
+  bool each = prefs && n <= kAffine;
+  for (unsigned i = 1; each && i < affine; ++i) each = pref[i] != 0 || ((assigned >> i) & 1);
+  if (!each) return wake_gang_threads();
+  for (unsigned i = 1; i < affine; ++i)
+    if (((assigned >> i) & 1) == 0) wake_gang_thread(pref[i]);
+}
+
+// Short of threads: the gang of n is the members that came, the seats kept (await_seats), which
+// the caller's side (policy.shrink) learns before they run (libgomp ends the process here, with
+// "Thread creation failed"; fewer threads than asked for is what OpenMP allows). Returns its
+// size; at 1 the slot is free already.
+unsigned shrink_to_kept(Slot& s, unsigned n, uint32_t kept, void* ctx, const Policy& policy) {
+  const unsigned members = count_bits(kept);
+  diag::log_once(diag::LogSite::team_shrunk, diag::LogLevel::info,
+                 "team: %u of a team of %u's threads could not be started (pthread_create "
+                 "failed); the team runs with %u",
+                 n - members, n, members);
+  policy.shrink(ctx, members);
+  if (members > 1) release_held(s, kept);
+  return members;
+}
+
 }  // namespace
 
 bool serve_one() {
@@ -180,22 +206,14 @@ Gang start(unsigned n, MemberFn fn, void* ctx, const Policy& policy) {
     workers::ensure(n - 1 < pool_workers ? n - 1 : pool_workers);
     if (workers::any_asleep()) workers::wake(prefs ? pool_workers : n - 1);
   }
-  if (started_threads() != 0 && !all_docked) wake_gang_threads();
+  if (started_threads() != 0 && !all_docked)
+    wake_gang_threads_for(n, affine, prefs, pref, assigned);
   // Give idle workers a moment to take the seats (they spin on the pool's epoch, or wake from
   // its futex), then start gang threads for what is left.
   if (const uint32_t kept = await_seats(*s, n, affine, prefs, policy.prefer_ns, pool_workers,
                                         policy.shrink != nullptr)) {
-    // Short of threads: the gang is the members that came (libgomp ends the process here, with
-    // "Thread creation failed"; fewer threads than asked for is what OpenMP allows).
-    const unsigned members = count_bits(kept);
-    diag::log_once(diag::LogSite::team_shrunk, diag::LogLevel::info,
-                   "team: %u of a team of %u's threads could not be started (pthread_create "
-                   "failed); the team runs with %u",
-                   n - members, n, members);
-    policy.shrink(ctx, members);
-    if (members == 1) return g;  // retract_seats freed the slot
-    release_held(*s, kept);
-    n = members;
+    n = shrink_to_kept(*s, n, kept, ctx, policy);
+    if (n == 1) return g;  // retract_seats freed the slot
     g.shrunk = true;
   }
   g.slot = s;

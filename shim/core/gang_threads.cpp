@@ -25,25 +25,46 @@ std::atomic<uint32_t> g_gang_starting{0};
 std::atomic<size_t> g_extra{0};  // gang threads started (workers beyond the budget)
 std::atomic<size_t> g_live{0};   // gang threads started and not ended (by a pause)
 
+// The nap of the gang threads past servers::kTrackedIds (no line of their own): every
+// wake_gang_threads wakes them all; no gang prefers them.
+servers::Server g_untracked;
+
 // How long a gang that starts gang threads first lets the idle ones (just woken) take seats.
 constexpr long kWokenClaimNs = 20 * 1000;
 
-// A gang thread: serve seats; spin like a pool worker, then sleep on the gang epoch.
+// Sleeps until woken (wake_gang_thread, wake_gang_threads) unless a gang opened (gangs_opened()
+// moved from `opens`) or the epoch moved from `seen` since the thread's last look; `nap` is its
+// nap word read before that look.
+void nap_until_woken(servers::Server& me, uint32_t seen, uint32_t opens, uint32_t nap) {
+  g_gang_sleepers.fetch_add(1, std::memory_order_seq_cst);
+  me.napping.store(true, std::memory_order_seq_cst);
+  if (g_gang_epoch.load(std::memory_order_seq_cst) == seen && gangs_opened() == opens)
+    futex_wait(&me.nap, nap);
+  me.napping.store(false, std::memory_order_relaxed);
+  g_gang_sleepers.fetch_sub(1, std::memory_order_relaxed);
+}
+
+// A gang thread: serve seats; spin like a pool worker, then sleep on its nap word.
 void* gang_thread_main(void*) {
   const uint32_t id = servers::my_id();
   servers::set_alive(id, true);
   g_gang_starting.fetch_sub(1, std::memory_order_relaxed);
+  servers::Server& me = id < servers::kTrackedIds ? servers::g_server[id] : g_untracked;
   for (;;) {
     const uint32_t seen = g_gang_epoch.load(std::memory_order_acquire);
+    const uint32_t opens = gangs_opened();  // before the look: a later open moves it
+    const uint32_t nap = me.nap.load(std::memory_order_acquire);
     if (servers::retire_if_paused()) {
       servers::set_alive(id, false);
       g_live.fetch_sub(1, std::memory_order_relaxed);
       return nullptr;
     }
     if (serve_any()) continue;
-    auto moved = [&] { return g_gang_epoch.load(std::memory_order_relaxed) != seen; };
+    auto moved = [&] {
+      return g_gang_epoch.load(std::memory_order_relaxed) != seen || gangs_opened() != opens;
+    };
     if (wait::spin_for(spin_ns(wait::kSpinNs), moved)) continue;
-    wait::sleep_on(g_gang_epoch, seen, wait::SleepCount{g_gang_sleepers});
+    nap_until_woken(me, seen, opens, nap);
   }
   return nullptr;
 }
@@ -74,7 +95,22 @@ bool start_gang_thread() {
 
 void wake_gang_threads() {
   g_gang_epoch.fetch_add(1, std::memory_order_seq_cst);
-  if (g_gang_sleepers.load(std::memory_order_seq_cst) != 0) futex_wake(&g_gang_epoch, 1 << 30);
+  if (g_gang_sleepers.load(std::memory_order_seq_cst) == 0) return;
+  uint32_t ids = servers::g_next_id.load(std::memory_order_relaxed);
+  if (ids > servers::kTrackedIds) ids = servers::kTrackedIds;
+  for (uint32_t id = 1; id < ids; ++id) wake_gang_thread(id);
+  if (servers::g_next_id.load(std::memory_order_relaxed) > servers::kTrackedIds) {
+    g_untracked.nap.fetch_add(1, std::memory_order_seq_cst);
+    futex_wake(&g_untracked.nap, 1 << 30);
+  }
+}
+
+void wake_gang_thread(uint32_t id) {
+  if (id == 0 || id >= servers::kTrackedIds) return;
+  servers::Server& server = servers::g_server[id];
+  if (!server.napping.load(std::memory_order_seq_cst)) return;
+  server.nap.fetch_add(1, std::memory_order_seq_cst);
+  futex_wake(&server.nap, 1);
 }
 
 unsigned fill_with_gang_threads(Slot& s, unsigned members, bool discount_idle, bool* short_of) {

@@ -4,6 +4,7 @@
 // their own.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 #include "core/gang_seats.h"
 #include "base/fork_hooks.h"
@@ -11,8 +12,17 @@
 namespace poolshim::core::gang {
 #pragma GCC visibility push(hidden)
 
+// Gang threads sleep each on its own word (servers.h, Server::nap), so that a gang whose seats are
+// each preferred for a thread wakes those threads only (wake_gang_thread), not every gang thread:
+// with many callers each keeping a thread of its own, waking them all at every region was half
+// the time (docs/openmp.md). A thread about to sleep looks again when a gang opened since its
+// last look (gangs_opened(): a gang's open is a seq_cst read-modify-write before its start reads
+// napping), or when the epoch moved (wake_gang_threads bumps it before it reads napping).
+//
 // Wakes every gang thread to look for seats.
 void wake_gang_threads();
+// Wakes server `id` if it is a gang thread asleep (a gang opened a seat preferred for it).
+void wake_gang_thread(uint32_t id);
 
 // Seats of slot s's gang of `members` nobody claimed after the wait: starts gang threads for them
 // (idle ones are woken first), but no more than seats are left beyond the threads that will look

@@ -6,6 +6,8 @@
 //    does not wait for a thread that is busy with other work (another gang, a nested region,
 //    another caller's pthreadpool call);
 //  - alive: a pool worker or gang thread that exists now: with busy, who is idle (idle()).
+//  - nap, napping: a gang thread asleep, so that a gang can wake the one thread it prefers
+//    (gang_threads.h);
 //  - keeper: the family (gang_family.h) the thread is kept for, 0 when free: a kept thread serves
 //    only its family's gangs. Written by the thread itself when it takes a keeping gang's seat
 //    (0 to the family), and back to 0 when its keeper ends or a pause comes.
@@ -32,6 +34,10 @@ struct alignas(kCacheLine) Server {
   // The dock (gang_seats.h, "Docking"): 0, kDocked while the pool worker spins idle, or the seat a
   // gang's start gave it meanwhile. Written by the worker (dock, undock) and by starts (assign).
   std::atomic<uint64_t> dock{0};
+  // A gang thread's nap (gang_threads.cpp): napping while it sleeps on nap, its futex word, which
+  // a waker bumps. Written by the thread (napping) and by wakers (nap).
+  std::atomic<uint32_t> nap{0};
+  std::atomic<bool> napping{false};
 };
 constexpr uint64_t kDocked = 1;
 extern Server g_server[kTrackedIds];
