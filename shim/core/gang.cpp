@@ -2,8 +2,8 @@
 //
 // Who waits: the caller, for its seats to be claimed (spinning: start() returns once every member
 // runs) and for its members to return (core/wait.h: spinning, then on the done counter's futex).
-// Pool workers are woken through workers::wake(); gang threads sleep on their own epoch
-// (gang_threads.cpp).
+// Pool workers are woken through workers::wake(); gang threads each sleep on a word of their own
+// (gang_threads.h). The members of a held gang wait for its last claim (gang_seats.h, "Holding").
 #include "core/gang.h"
 
 #include <pthread.h>

@@ -17,7 +17,8 @@ namespace {
 
 using base::now_ns;
 
-// Bumped when a gang needs gang threads; they sleep on it.
+// Bumped when a gang needs any gang thread (wake_gang_threads); spinning ones poll it. Sleepers:
+// the gang threads napping (gang_threads.h).
 std::atomic<uint32_t> g_gang_epoch{0};
 std::atomic<uint32_t> g_gang_sleepers{0};
 // Gang threads started and not yet looking for seats (fill_with_gang_threads counts them coming).
