@@ -16,8 +16,9 @@
 #      work as taskloops, and 100 tasks that sleep 100 us, at 2 threads, on the four variants of
 #      1 (milliseconds, best of 5 per round, and how many threads ran the work);
 #   4. regions from two initial threads at once (bench/openmp_callers_bench.c): 2 callers x 3000
-#      regions of 4 threads and x 20000 regions of 2, 1 caller x 200 regions of 64 (milliseconds,
-#      and the member-regions that lost their threadprivate value), on the four variants of 1.
+#      regions of 4 threads and x 20000 regions of 2, 16 callers x 400 regions of 2 (each keeping
+#      a thread beyond the budget), 1 caller x 200 regions of 64 (milliseconds, and the
+#      member-regions that lost their threadprivate value), on the four variants of 1.
 # Rounds interleave the variants (an EPCC construct's variants one after the other, each round
 # after a probe of the host's mode: bench/host_mode.sh); each construct runs in a process of its
 # own (a construct run after others carries what they left behind: threads asleep, a kept seat;
@@ -59,7 +60,7 @@ for r in $(seq 1 "$rounds"); do
   done
   for v in "${measured[@]}"; do
     clean env ${variant[$v]} "$work/tasks" 1000 10 5 | sed "s/^/$v /" >> "$work/tasks.txt"
-    for a in "2 3000 4" "2 20000 2" "1 200 64"; do
+    for a in "2 3000 4" "2 20000 2" "16 400 2" "1 200 64"; do
       clean env ${variant[$v]} "$work/callers" $a | sed "s/^/$v /" >> "$work/callers.txt"
     done
   done
@@ -103,7 +104,7 @@ rows() {
   echo
   echo "| callers x threads | libgomp | libomp (preloaded) | shim, forwarding | shim, native |"
   echo "|---|---|---|---|---|"
-  rows "$work/callers.txt" callers-2x4 callers-2x2 callers-1x64
+  rows "$work/callers.txt" callers-2x4 callers-2x2 callers-16x2 callers-1x64
 } > "$out/openmp.md"
 if /usr/bin/python3 -c "import torch" 2>/dev/null; then
   loop() { clean env "$@" /usr/bin/python3 "$here/openmp_torch_loop.py" 2 1000; }
