@@ -40,9 +40,11 @@ struct Policy {
   bool keep_threads = false;
   // Called on the caller, before member 0 runs, with a smaller team size m (1 <= m < n) when
   // threads for some seats could not be started (pthread_create failed: RLIMIT_NPROC, RLIMIT_AS)
-  // and the gang took those seats back (gang_seats.h, "Holding"): ctx must then describe a gang
-  // of m, whose members are renumbered 0..m-1 in seat order. nullptr: the caller keeps waiting
-  // for threads. Only gangs of up to kHeldMembers are taken back; a larger one waits.
+  // and the gang took those seats back: ctx must then describe a gang of m, whose members are
+  // renumbered 0..m-1 in seat order. A held gang (gang_seats.h, "Holding": of up to kHeldMembers,
+  // whose seats the threads alive at its start could not fill) keeps the members that came; any
+  // other is taken back only when none came (m = 1), and else waits for its threads, as does
+  // every gang when this is nullptr.
   void (*shrink)(void* ctx, unsigned members) = nullptr;
 };
 
