@@ -2,9 +2,10 @@
 // would hang if any two ran one after the other), each member number once, the caller is member
 // 0, teams larger than the pool get threads beyond it, and concurrent and nested gangs finish;
 // each member runs on its own thread, member i on the same thread gang after gang (OpenMP
-// threadprivate data), also with two keeping callers at once, and after pause() on threads that
-// never served a seat; a pool worker that spins idle is given its seat by the next gang's start
-// (docked), and runs it; a fork's reset leaves the parts of the tables never used untouched.
+// threadprivate data), also with two keeping callers at once (and eight, each waking the thread
+// it keeps), and after pause() on threads that never served a seat; a pool worker that spins idle
+// is given its seat by the next gang's start (docked), and runs it; a fork's reset leaves the parts
+// of the tables never used untouched.
 #include <gtest/gtest.h>
 
 #include <pthread.h>
@@ -158,6 +159,39 @@ TEST(Gang, KeepingCallersAtOnceEachKeepTheirThreads) {
   EXPECT_EQ(moved[1], 0);
   for (unsigned i = 1; i < n; ++i)
     for (unsigned j = 1; j < n; ++j) EXPECT_FALSE(pthread_equal(first[0][i], first[1][j]));
+}
+
+// Many keeping callers at once, each with a thread of its own beyond the budget: each gang's
+// start wakes the one gang thread its seat prefers (gang_threads.h, the naps), not all of them.
+// A lost wake-up hangs here (a meeting's members wait for each other); each caller keeps one
+// thread, none shared.
+TEST(Gang, ManyKeepingCallersEachWakeTheThreadTheyKeep) {
+  constexpr int kCallers = 8;
+  constexpr int kGangs = 300;
+  pthread_t first[kCallers];
+  std::atomic<int> started{0}, finished{0}, met{0};
+  auto caller = [&](int c) {
+    started.fetch_add(1);
+    while (started.load() < kCallers) std::this_thread::yield();
+    for (int g = 0; g < kGangs; ++g) {
+      Meeting m;
+      m.n = 2;
+      m.caller = pthread_self();
+      poolshim::core::gang::run(2, meet, &m, kKeeping);
+      met.fetch_add(m.arrived.load() == 2 && m.seen_mask.load() == 3u);
+      Who w{};
+      poolshim::core::gang::run(2, who, &w, kKeeping);
+      if (g == 0) first[c] = w.thread[1];
+    }
+    finished.fetch_add(1);  // keepers live until all are done: one that ends frees its thread
+    while (finished.load() < kCallers) std::this_thread::yield();
+  };
+  std::vector<std::thread> callers;
+  for (int c = 0; c < kCallers; ++c) callers.emplace_back(caller, c);
+  for (std::thread& t : callers) t.join();
+  EXPECT_EQ(met.load(), kCallers * kGangs);
+  for (int c = 0; c < kCallers; ++c)
+    for (int d = c + 1; d < kCallers; ++d) EXPECT_FALSE(pthread_equal(first[c], first[d]));
 }
 
 TEST(Gang, PauseGivesFreshThreads) {
