@@ -14,12 +14,13 @@
 // the slot's open_all is raised; a server looks for a seat preferred for it in every open gang
 // before it takes any other, and serves one seat per gang.
 //
-// Holding (gang.h, Policy::shrink): a gang that may need threads started for it (some seat was not
-// given to a docked thread) and may shrink is opened held: its members wait (Slot::hold) before
-// they run, until the claim that takes its last seat releases them, or until its caller, short of
-// threads that could not be started, takes the unclaimed seats back (retract_seats) and releases
-// them renumbered. So no member reads the team's size before it is final. A gang of 2 is released
-// by its one claim, without a wait.
+// Holding (gang.h, Policy::shrink): a gang that may shrink, whose seats the threads alive cannot
+// fill (gang.cpp's start decides: a thread must be started for it, and that may fail), and that
+// left a seat for others to claim is opened held: its members wait (Slot::hold) before they run,
+// until the claim that takes its last seat releases them, or until its caller, short of threads
+// that could not be started, takes the unclaimed seats back (retract_seats) and releases them
+// renumbered. So no member reads the team's size before it is final. A gang of 2 is released by
+// its one claim, without a wait.
 //
 // Families (gang_family.h): a thread kept for a family serves only gangs of that family, unless
 // the slot's any_family is raised (the caller could not start the threads it needed: a gang
