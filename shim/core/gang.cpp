@@ -233,7 +233,7 @@ void join(const Gang& g) {
   unsigned affine = g.n < kAffine ? g.n : kAffine;
   for (unsigned i = 1; i < affine; ++i)  // a shrunk gang's members ran renumbered: none
     own.id[i] = g.shrunk ? 0 : s->claimer[i].load(std::memory_order_relaxed);
-  close_slot(*s);
+  close_slot(*s, g.n);
   set_current_family(g.outer_family);
 }
 

@@ -23,6 +23,11 @@ static_assert(kSlots < (1u << kOpensShift),
 // seat per gang, as each member of a libgomp team is its own thread (threadprivate data).
 POOLSHIM_FAST_TLS thread_local uint32_t t_gang_served[kSlots];
 
+// The seats of a gang of n members (n <= kAffine) in the mask: bit i, seat i.
+constexpr uint32_t team_seats(unsigned n) {
+  return n >= kAffine ? ~uint32_t{0} : (uint32_t{1} << n) - 1;
+}
+
 // Slot s's held members run (hold: 0, or the seats kept to renumber by).
 void release(Slot& s, uint32_t hold) {
   POOLSHIM_ASSERT(hold != kHold && s.hold.load(std::memory_order_relaxed) == kHold);
@@ -206,7 +211,7 @@ void open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& who, 
   POOLSHIM_ASSERT((assigned & 1) == 0 && (affine == kAffine || (assigned >> affine) == 0));
   for (unsigned i = 1; i < affine; ++i) s.pref[i].store(who.pref[i], std::memory_order_relaxed);
   // Seat 0 (the caller) and the seats past the team are claimed from the start.
-  uint64_t claimed = (affine == kAffine ? 0 : (~uint64_t{0} << affine) & kAllSeats) | 1 | assigned;
+  uint64_t claimed = ~team_seats(affine) | 1 | assigned;
   s.open_all.store(!who.prefs, std::memory_order_relaxed);
   s.family.store(who.family, std::memory_order_relaxed);
   s.keeps.store(who.keeps && who.family != 0, std::memory_order_relaxed);
@@ -218,7 +223,6 @@ void open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& who, 
   s.counted = base::count_bits(assigned) != n - 1;
   const bool held = may_hold && n <= kHeldMembers && s.counted;
   s.hold.store(held ? kHold : 0, std::memory_order_relaxed);
-  s.running = n;
   s.mask.store((uint64_t{gen} << 32) | claimed, std::memory_order_relaxed);
   s.word.store(pack(gen, n, n > kAffine ? kAffine : n), std::memory_order_release);
   // seq_cst: against an idle worker about to sleep (workers.cpp, sleep_idle), which counts
@@ -227,10 +231,10 @@ void open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& who, 
   if (s.counted) g_gangs.fetch_add(1 + (uint64_t{1} << kOpensShift), std::memory_order_seq_cst);
 }
 
-void close_slot(Slot& s) {
+void close_slot(Slot& s, unsigned members) {
   uint64_t w = s.word.load(std::memory_order_relaxed);
   POOLSHIM_ASSERT(members_of(w) != 0 && unclaimed(s, members_of(w)) == 0);
-  POOLSHIM_ASSERT(s.done.load(std::memory_order_relaxed) == s.running - 1);
+  POOLSHIM_ASSERT(s.done.load(std::memory_order_relaxed) == members - 1);
   s.word.store(w & ~uint64_t{0xffffffff}, std::memory_order_release);  // members 0: closed
   if (s.counted) {
     const uint64_t before = g_gangs.fetch_sub(1, std::memory_order_seq_cst);
@@ -242,7 +246,7 @@ void close_slot(Slot& s) {
 uint32_t retract_seats(Slot& s, unsigned n) {
   POOLSHIM_ASSERT(s.taken.load(std::memory_order_relaxed) && n >= 2);
   if (n > kAffine) return 0;  // the seats from kAffine on are claimed through the word
-  const uint32_t team = n == 32 ? ~uint32_t{0} : (uint32_t{1} << n) - 1;
+  const uint32_t team = team_seats(n);
   const bool held = s.hold.load(std::memory_order_relaxed) == kHold;
   // One compare-exchange claims every seat left: a thread's claim fails from here on.
   uint64_t m = s.mask.load(std::memory_order_acquire);
@@ -251,20 +255,14 @@ uint32_t retract_seats(Slot& s, unsigned n) {
   } while (!s.mask.compare_exchange_weak(m, m | kAllSeats, std::memory_order_acq_rel,
                                          std::memory_order_acquire));
   const uint32_t kept = static_cast<uint32_t>(m) & team;
-  POOLSHIM_ASSERT(kept & 1);   // the caller's seat, claimed from the start
-  if (kept == team) return 0;  // the last seat was claimed meanwhile: its claim released them
-  s.running = base::count_bits(kept);
-  if (s.running > 1) return kept;
-  // Nobody else runs in it: closed (members 0) and freed.
-  s.word.store(s.word.load(std::memory_order_relaxed) & ~uint64_t{0xffffffff},
-               std::memory_order_release);
-  if (s.counted) g_gangs.fetch_sub(1, std::memory_order_seq_cst);
-  s.taken.store(false, std::memory_order_release);
+  POOLSHIM_ASSERT(kept & 1);        // the caller's seat, claimed from the start
+  if (kept == team) return 0;       // the last seat was claimed meanwhile: its claim released them
+  if (kept == 1) close_slot(s, 1);  // nobody else runs in it
   return kept;
 }
 
 void release_held(Slot& s, uint32_t kept) {
-  POOLSHIM_ASSERT(base::count_bits(kept) == s.running && s.running > 1);
+  POOLSHIM_ASSERT(base::count_bits(kept) > 1);
   release(s, kept);
 }
 

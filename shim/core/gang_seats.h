@@ -69,7 +69,6 @@ struct Slot {
   // Whether the open is counted in g_gangs: not when every seat went to a docked thread, as no
   // thread has to find such a gang. Written and read by the slot's caller only.
   bool counted = false;
-  unsigned running = 0;  // members that run (the gang's n, or what it shrank to): caller only
 };
 constexpr uint32_t kHold = 1;  // Slot::hold: the members wait (a kept mask has 2 bits or more)
 static_assert(kHeldMembers <= kAffine, "a held gang's seats are all in the mask");
@@ -117,8 +116,9 @@ std::atomic<uint64_t>* dock();
 bool undock_and_serve(std::atomic<uint64_t>* dock);
 // Gives the seat `seat` of slot s's next gang (generation gen) to server `id` if it is docked.
 bool assign_docked(uint32_t id, const Slot& s, uint32_t gen, unsigned seat);
-// Closes the slot after every member returned, and frees it.
-void close_slot(Slot& s);
+// Closes the slot after every one of its gang's members returned (n, or what retract_seats kept),
+// and frees it.
+void close_slot(Slot& s, unsigned members);
 // Takes back the seats of slot s's gang of n members that no thread has claimed (nor been
 // given): one compare-exchange claims them all, so a thread's claim fails from then on. A held
 // gang keeps the members that claimed a seat; any other gang only retracts when none did (its

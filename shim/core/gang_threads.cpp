@@ -33,17 +33,19 @@ servers::Server g_untracked;
 // How long a gang that starts gang threads first lets the idle ones (just woken) take seats.
 constexpr long kWokenClaimNs = 20 * 1000;
 
-// Sleeps until woken (wake_gang_thread, wake_gang_threads) unless a gang opened (gangs_opened()
-// moved from `opens`) or the epoch moved from `seen` since the thread's last look; `nap` is its
-// nap word read before that look.
-void nap_until_woken(servers::Server& me, uint32_t seen, uint32_t opens, uint32_t nap) {
-  g_gang_sleepers.fetch_add(1, std::memory_order_seq_cst);
-  me.napping.store(true, std::memory_order_seq_cst);
-  if (g_gang_epoch.load(std::memory_order_seq_cst) == seen && gangs_opened() == opens)
-    futex_wait(&me.nap, nap);
-  me.napping.store(false, std::memory_order_relaxed);
-  g_gang_sleepers.fetch_sub(1, std::memory_order_relaxed);
-}
+// A gang thread asleep on its nap word (wait::sleep_on's sleepers): counted in g_gang_sleepers,
+// and napping on its own line, which wake_gang_thread reads.
+struct Napping {
+  servers::Server& me;
+  void raise() const {
+    g_gang_sleepers.fetch_add(1, std::memory_order_seq_cst);
+    me.napping.store(true, std::memory_order_seq_cst);
+  }
+  void lower() const {
+    me.napping.store(false, std::memory_order_relaxed);
+    g_gang_sleepers.fetch_sub(1, std::memory_order_relaxed);
+  }
+};
 
 // A gang thread: serve seats; spin like a pool worker, then sleep on its nap word.
 void* gang_thread_main(void*) {
@@ -62,10 +64,12 @@ void* gang_thread_main(void*) {
     }
     if (serve_any()) continue;
     auto moved = [&] {
-      return g_gang_epoch.load(std::memory_order_relaxed) != seen || gangs_opened() != opens;
+      return g_gang_epoch.load(std::memory_order_seq_cst) != seen || gangs_opened() != opens;
     };
     if (wait::spin_for(spin_ns(wait::kSpinNs), moved)) continue;
-    nap_until_woken(me, seen, opens, nap);
+    // Asleep until woken, unless a gang opened or the epoch moved since the look (read after the
+    // raise, seq_cst, against the open's or the wake's read of napping).
+    wait::sleep_on(me.nap, nap, Napping{me}, moved, [] {});
   }
   return nullptr;
 }
@@ -97,10 +101,9 @@ bool start_gang_thread() {
 void wake_gang_threads() {
   g_gang_epoch.fetch_add(1, std::memory_order_seq_cst);
   if (g_gang_sleepers.load(std::memory_order_seq_cst) == 0) return;
-  uint32_t ids = servers::g_next_id.load(std::memory_order_relaxed);
-  if (ids > servers::kTrackedIds) ids = servers::kTrackedIds;
-  for (uint32_t id = 1; id < ids; ++id) wake_gang_thread(id);
-  if (servers::g_next_id.load(std::memory_order_relaxed) > servers::kTrackedIds) {
+  const uint32_t ids = servers::g_next_id.load(std::memory_order_relaxed);
+  for (uint32_t id = 1; id < ids && id < servers::kTrackedIds; ++id) wake_gang_thread(id);
+  if (ids > servers::kTrackedIds) {
     g_untracked.nap.fetch_add(1, std::memory_order_seq_cst);
     futex_wake(&g_untracked.nap, 1 << 30);
   }
