@@ -143,7 +143,7 @@ void wake_gang_threads_for(unsigned n, unsigned affine, bool prefs, const uint32
 // "Thread creation failed"; fewer threads than asked for is what OpenMP allows). Returns its
 // size; at 1 the slot is free already.
 unsigned shrink_to_kept(Slot& s, unsigned n, uint32_t kept, void* ctx, const Policy& policy) {
-  const unsigned members = count_bits(kept);
+  const unsigned members = kept_members(s, kept);
   diag::log_once(diag::LogSite::team_shrunk, diag::LogLevel::info,
                  "team: %u of a team of %u's threads could not be started (pthread_create "
                  "failed); the team runs with %u",
@@ -215,6 +215,8 @@ Gang start(unsigned n, MemberFn fn, void* ctx, const Policy& policy) {
     n = shrink_to_kept(*s, n, kept, ctx, policy);
     if (n == 1) return g;  // retract_seats freed the slot
     g.shrunk = true;
+  } else {
+    seated(*s);  // a held gang's members run once every seat is claimed
   }
   g.slot = s;
   g.n = n;

@@ -41,9 +41,9 @@ struct Policy {
   // Called on the caller, before member 0 runs, with a smaller team size m (1 <= m < n) when
   // threads for some seats could not be started (pthread_create failed: RLIMIT_NPROC, RLIMIT_AS)
   // and the gang took those seats back: ctx must then describe a gang of m, whose members are
-  // renumbered 0..m-1 in seat order. A held gang (gang_seats.h, "Holding": of up to kHeldMembers,
-  // whose seats the threads alive at its start could not fill) keeps the members that came; any
-  // other is taken back only when none came (m = 1), and else waits for its threads, as does
+  // renumbered 0..m-1 in seat order. A held gang (gang_seats.h, "Holding": one whose seats the
+  // threads alive at its start could not fill) keeps the members that came; any other is taken
+  // back only when none came (m = 1; up to 32 members), and else waits for its threads, as does
   // every gang when this is nullptr.
   void (*shrink)(void* ctx, unsigned members) = nullptr;
 };
@@ -52,8 +52,6 @@ struct Policy {
 // every member returned. n <= kMaxMembers; n <= 1 runs fn(ctx, 0) inline.
 void run(unsigned n, MemberFn fn, void* ctx, const Policy& policy);
 constexpr unsigned kMaxMembers = 4096;
-// The largest gang that Policy::shrink applies to (the seats claimed in one mask word).
-constexpr unsigned kHeldMembers = 32;
 
 // The same in two steps, for a caller that runs member 0's part itself in between
 // (GOMP_parallel_start / GOMP_parallel_end): start() returns once members 1..n-1 are running;

@@ -28,10 +28,15 @@ constexpr uint32_t team_seats(unsigned n) {
   return n >= kAffine ? ~uint32_t{0} : (uint32_t{1} << n) - 1;
 }
 
-// Slot s's held members run (hold: 0, or the seats kept to renumber by).
+// Slot s's held members run (hold: 0, or the seats kept to renumber by). Once: a gang's last claim
+// and its caller's seated() may both release it as seated; the first does.
 void release(Slot& s, uint32_t hold) {
-  POOLSHIM_ASSERT(hold != kHold && s.hold.load(std::memory_order_relaxed) == kHold);
-  s.hold.store(hold, std::memory_order_seq_cst);
+  POOLSHIM_ASSERT(hold != kHold);
+  uint32_t held = kHold;
+  if (!s.hold.compare_exchange_strong(held, hold, std::memory_order_seq_cst)) {
+    POOLSHIM_ASSERT(held == 0 && hold == 0);  // only as seated can a gang be released twice
+    return;
+  }
   if (s.hold_sleepers.load(std::memory_order_seq_cst) != 0) futex_wake(&s.hold, 1 << 30);
 }
 
@@ -46,7 +51,12 @@ unsigned seat_to_run(Slot& s, unsigned seat) {
     hold = s.hold.load(std::memory_order_acquire);
     if (hold == 0) return seat;
   }
-  POOLSHIM_ASSERT(seat < kAffine && ((hold >> seat) & 1));  // kept: it claimed before the retract
+  POOLSHIM_ASSERT(hold & 1);  // a kept mask: seat 0, the caller's, is always kept
+  if (seat >= kAffine) {      // kept past the mask: claimed in order, before the retract
+    POOLSHIM_ASSERT(seat - kAffine < s.kept_past_mask.load(std::memory_order_relaxed));
+    return base::count_bits(hold) + (seat - kAffine);
+  }
+  POOLSHIM_ASSERT((hold >> seat) & 1);  // kept: it claimed before the retract
   return base::count_bits(hold & ((uint32_t{1} << seat) - 1));
 }
 
@@ -97,9 +107,11 @@ bool claim_affine(Slot& s, uint64_t m, unsigned i) {
                                       std::memory_order_acquire))
     return false;
   POOLSHIM_ASSERT(i != 0);  // seat 0 is the caller's, claimed from the start
-  // The last seat of a held gang: no retract can succeed now, so its members run as seated.
+  // The last seat of a held gang of up to kAffine: no retract can succeed now, so its members run
+  // as seated (past kAffine the caller's seated() releases them).
   if (((m | (uint64_t{1} << i)) & kAllSeats) == kAllSeats &&
-      s.hold.load(std::memory_order_relaxed) == kHold)
+      s.hold.load(std::memory_order_relaxed) == kHold &&
+      members_of(s.word.load(std::memory_order_relaxed)) <= kAffine)
     release(s, 0);
   run_seat(s, fn, ctx, i);
   return true;
@@ -221,7 +233,7 @@ void open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& who, 
   s.done.store(0, std::memory_order_relaxed);
   // A seat left for others to claim: a thread may have to be started for it.
   s.counted = base::count_bits(assigned) != n - 1;
-  const bool held = may_hold && n <= kHeldMembers && s.counted;
+  const bool held = may_hold && s.counted;
   s.hold.store(held ? kHold : 0, std::memory_order_relaxed);
   s.mask.store((uint64_t{gen} << 32) | claimed, std::memory_order_relaxed);
   s.word.store(pack(gen, n, n > kAffine ? kAffine : n), std::memory_order_release);
@@ -245,25 +257,49 @@ void close_slot(Slot& s, unsigned members) {
 
 uint32_t retract_seats(Slot& s, unsigned n) {
   POOLSHIM_ASSERT(s.taken.load(std::memory_order_relaxed) && n >= 2);
-  if (n > kAffine) return 0;  // the seats from kAffine on are claimed through the word
   const uint32_t team = team_seats(n);
   const bool held = s.hold.load(std::memory_order_relaxed) == kHold;
-  // One compare-exchange claims every seat left: a thread's claim fails from here on.
+  // Past kAffine the seats are in two words, taken back one after the other: only members that
+  // wait for the end of both (held) can be renumbered by them.
+  if (n > kAffine && !held) return 0;
+  // One compare-exchange claims every seat left in the mask: a thread's claim fails from here on.
   uint64_t m = s.mask.load(std::memory_order_acquire);
   do {
     if (!held && (static_cast<uint32_t>(m) & team) != 1) return 0;  // a member runs as seated
   } while (!s.mask.compare_exchange_weak(m, m | kAllSeats, std::memory_order_acq_rel,
                                          std::memory_order_acquire));
   const uint32_t kept = static_cast<uint32_t>(m) & team;
-  POOLSHIM_ASSERT(kept & 1);        // the caller's seat, claimed from the start
-  if (kept == team) return 0;       // the last seat was claimed meanwhile: its claim released them
-  if (kept == 1) close_slot(s, 1);  // nobody else runs in it
+  POOLSHIM_ASSERT(kept & 1);  // the caller's seat, claimed from the start
+  unsigned past = 0;          // seats kept from kAffine on
+  if (n > kAffine) {
+    // ... then the seats past it, claimed in order: those claimed by now are kept.
+    uint64_t w = s.word.load(std::memory_order_acquire);
+    while (!s.word.compare_exchange_weak(w, pack(gen_of(w), n, n), std::memory_order_acq_rel,
+                                         std::memory_order_acquire))
+      continue;  // w was reloaded
+    POOLSHIM_ASSERT(members_of(w) == n && seat_of(w) >= kAffine && seat_of(w) <= n);
+    past = seat_of(w) - kAffine;
+    if (kept == team && past == n - kAffine) return 0;  // all claimed: the caller's seated()
+  } else if (kept == team) {
+    return 0;  // the last seat was claimed meanwhile: its claim released them
+  }
+  s.kept_past_mask.store(past, std::memory_order_relaxed);  // published by release_held
+  if (kept == 1 && past == 0) close_slot(s, 1);             // nobody else runs in it
   return kept;
 }
 
+unsigned kept_members(const Slot& s, uint32_t kept) {
+  return base::count_bits(kept) + s.kept_past_mask.load(std::memory_order_relaxed);
+}
+
 void release_held(Slot& s, uint32_t kept) {
-  POOLSHIM_ASSERT(base::count_bits(kept) > 1);
+  POOLSHIM_ASSERT(kept_members(s, kept) > 1);
   release(s, kept);
+}
+
+void seated(Slot& s) {
+  POOLSHIM_ASSERT(unclaimed(s, members_of(s.word.load(std::memory_order_relaxed))) == 0);
+  if (s.hold.load(std::memory_order_relaxed) == kHold) release(s, 0);
 }
 
 namespace {

@@ -17,10 +17,11 @@
 // Holding (gang.h, Policy::shrink): a gang that may shrink, whose seats the threads alive cannot
 // fill (gang.cpp's start decides: a thread must be started for it, and that may fail), and that
 // left a seat for others to claim is opened held: its members wait (Slot::hold) before they run,
-// until the claim that takes its last seat releases them, or until its caller, short of threads
-// that could not be started, takes the unclaimed seats back (retract_seats) and releases them
-// renumbered. So no member reads the team's size before it is final. A gang of 2 is released by
-// its one claim, without a wait.
+// until every seat is claimed (seated(); in a gang of up to kAffine the claim that takes the last
+// seat releases them, so a gang of 2 never waits), or until its caller, short of threads that
+// could not be started, takes the unclaimed seats back (retract_seats) and releases them
+// renumbered. So no member reads the team's size before it is final. Past kAffine only the caller
+// releases: there a claim's view of "every seat" spans two words that a retract takes in turn.
 //
 // Families (gang_family.h): a thread kept for a family serves only gangs of that family, unless
 // the slot's any_family is raised (the caller could not start the threads it needed: a gang
@@ -50,11 +51,15 @@ struct Slot {
   // slot, then by claimers (acq_rel CAS).
   std::atomic<uint64_t> mask{0};
   // Holding: kHold while the held gang's members wait; 0 when they run as seated; else the seats
-  // kept (bit i: seat i) when the gang shrank, by which each renumbers itself. Written by the
-  // caller before it opens the slot, then once by the claim of the last seat or by
-  // retract_seats (seq_cst); futex word of the waiting members, counted in hold_sleepers.
+  // below kAffine kept (bit i: seat i) when the gang shrank, by which each renumbers itself.
+  // Written by the caller before it opens the slot, then once by the claim of the last seat, by
+  // seated() or by release_held (a compare-exchange from kHold, seq_cst); futex word of the
+  // waiting members, counted in hold_sleepers.
   std::atomic<uint32_t> hold{0};
   std::atomic<uint32_t> hold_sleepers{0};
+  // The seats from kAffine on that a shrunk gang kept (they were claimed in order: kAffine up to
+  // kAffine + this), written by retract_seats before the release that the members acquire.
+  std::atomic<uint32_t> kept_past_mask{0};
   std::atomic<uint32_t> pref[kAffine]{};     // the seat's preferred server id (0: none); caller
   std::atomic<uint32_t> claimer[kAffine]{};  // who claimed it: written before the member's done
   std::atomic<bool> open_all{false};         // preferences lifted (the wait ran out)
@@ -70,8 +75,8 @@ struct Slot {
   // thread has to find such a gang. Written and read by the slot's caller only.
   bool counted = false;
 };
-constexpr uint32_t kHold = 1;  // Slot::hold: the members wait (a kept mask has 2 bits or more)
-static_assert(kHeldMembers <= kAffine, "a held gang's seats are all in the mask");
+// Slot::hold: the members wait. Even, so never a kept mask: seat 0, the caller's, is always kept.
+constexpr uint32_t kHold = 2;
 
 inline uint32_t gen_of(uint64_t w) { return static_cast<uint32_t>(w >> 32); }
 constexpr uint64_t pack(uint32_t gen, unsigned members, unsigned seat) {
@@ -96,7 +101,7 @@ inline uint32_t next_gen(const Slot& s) {
 }
 // Opens slot s's gang of n members: fn, ctx, who may serve it, the seats below kAffine given to
 // docked threads already (assigned: bit i, seat i), then the word (release). It is held when
-// may_hold, n <= kHeldMembers and a seat is left for others to claim.
+// may_hold and a seat is left for others to claim.
 void open_slot(Slot& s, unsigned n, MemberFn fn, void* ctx, const Servers& who, uint32_t assigned,
                bool may_hold);
 
@@ -120,16 +125,23 @@ bool assign_docked(uint32_t id, const Slot& s, uint32_t gen, unsigned seat);
 // and frees it.
 void close_slot(Slot& s, unsigned members);
 // Takes back the seats of slot s's gang of n members that no thread has claimed (nor been
-// given): one compare-exchange claims them all, so a thread's claim fails from then on. A held
-// gang keeps the members that claimed a seat; any other gang only retracts when none did (its
-// members have read the team's size). Returns the seats kept (bit i: seat i; seat 0 always), or
-// 0 when it took nothing back (every seat was claimed meanwhile, and that claim released a held
-// gang's members; or a seat of a gang not held was claimed). When no other seat is kept, nobody
-// runs in the gang: the slot is closed and freed as close_slot does. Else the caller calls
-// release_held with them once it has made its side of the gang their size.
+// given): a compare-exchange claims them all, so a thread's claim fails from then on (past
+// kAffine, a second one takes the seats claimed in order). A held gang keeps the members that
+// claimed a seat; any other gang only retracts when none did (its members have read the team's
+// size), and only up to kAffine members. Returns the seats kept below kAffine (bit i: seat i;
+// seat 0 always; kept_members counts those past it too), or 0 when it took nothing back (every
+// seat was claimed meanwhile: a held gang's caller then calls seated(); or a seat of a gang not
+// held was claimed). When no other seat is kept, nobody runs in the gang: the slot is closed and
+// freed as close_slot does. Else the caller calls release_held with them once it has made its
+// side of the gang their size.
 uint32_t retract_seats(Slot& s, unsigned n);
+// The members a gang that retract_seats shrank keeps (kept: what it returned).
+unsigned kept_members(const Slot& s, uint32_t kept);
 // Releases the held members of slot s's gang, renumbered by the seats kept (retract_seats).
 void release_held(Slot& s, uint32_t kept);
+// Every seat of slot s's gang is claimed: its members, if held, run as seated. Called by the
+// caller once it saw no seat unclaimed.
+void seated(Slot& s);
 
 // Seats nobody has claimed yet.
 inline unsigned unclaimed(const Slot& s, unsigned members) {
