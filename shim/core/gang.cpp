@@ -110,8 +110,9 @@ uint32_t await_seats(Slot& s, unsigned n, unsigned affine, bool prefs, long pref
         bool short_of = false;
         unsigned started = fill_with_gang_threads(s, n, now - opened < kIdleWaitNs, &short_of);
         // Short of threads: the gang is taken back to the members that came, once every thread
-        // started has come to look for a seat (a new thread's first run can take longer than
-        // this wait), so that it is as large as the threads that could start make it.
+        // started, and every idle one woken, has come to look for a seat (a new thread's first
+        // run can take longer than this wait), so that it is as large as the threads that could
+        // start make it.
         if (short_of && may_retract && starting_threads() == 0 && workers::starting() == 0)
           if (const uint32_t kept = retract_seats(s, n)) return kept;
         // Threads that will come were left seats: look again after a while (they may take

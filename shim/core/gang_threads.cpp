@@ -132,7 +132,7 @@ unsigned fill_with_gang_threads(Slot& s, unsigned members, bool discount_idle, b
   open = coming >= open ? 0 : open - static_cast<unsigned>(coming);
   unsigned started = 0;
   while (started < open && start_gang_thread()) ++started;
-  *short_of = started < open;
+  *short_of = started < open && coming == 0;
   if (started < open) {  // no thread to start: the threads kept for other families serve it too
     s.any_family.store(true, std::memory_order_relaxed);
     workers::wake(workers::count());

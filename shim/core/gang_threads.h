@@ -30,8 +30,10 @@ void wake_gang_thread(uint32_t id);
 // less the members that already returned (idle again, perhaps, but a thread serves one seat of a
 // gang). Threads are counted for the gang's family (gang_family.h); when it cannot start the
 // threads it needs, the threads kept for other families may serve the gang too. Returns how many
-// it started, and in *short_of whether it could not start all it needed (pthread_create failed);
-// the caller looks again after a while (those threads may have gone to other work meanwhile).
+// it started, and in *short_of whether it could not start all it needed (pthread_create failed)
+// and no other thread is counted to come (so a gang shrinks to the threads alive, not to those
+// that came first); the caller looks again after a while (those threads may have gone to other
+// work meanwhile).
 unsigned fill_with_gang_threads(Slot& s, unsigned members, bool discount_idle, bool* short_of);
 
 // Gang threads started since start (or the last fork).

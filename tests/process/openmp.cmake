@@ -52,24 +52,25 @@ poolshim_process_test(openmp team_alone_when_no_thread_can_start TIMEOUT 90
 # ... and where only some can (RLIMIT_NPROC of 4: the main thread, a pool worker and two team
 # threads): the members that came are held until the gang knows its size, then run as a team of
 # fewer, numbered 0..m-1 (core/gang_seats.h, "Holding"). Before, the caller waited for the other
-# seats forever. As daemon: RLIMIT_NPROC counts every thread of the user, and the other tests run
-# as nobody.
+# seats forever. 20 regions, each of the same size: the threads alive, not those that came first
+# (teams of 1 to 3 before 2026-12-08). As daemon: RLIMIT_NPROC counts every thread of the user, and
+# the other tests run as nobody.
 poolshim_process_test(openmp team_shrinks_when_some_threads_cannot_start TIMEOUT 90
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/core_driver.py --timeout 60
     --preload $<TARGET_FILE:poolshim> --env POOLSHIM_NUM_THREADS=2 --expect shrunk=yes
-    --expect numbers=ok --expect status=ok --as-user daemon
-    -- prlimit --nproc=4:4 $<TARGET_FILE:openmp_short_team>)
+    --expect numbers=ok --expect status=ok --expect teams=same --as-user daemon
+    -- prlimit --nproc=4:4 $<TARGET_FILE:openmp_short_team> 8 20)
 
 # ... and the same for a team wider than the 32 seats of a gang's mask (the seats past them are
 # claimed in order through another word): 40 asked, 36 threads (the main thread, a pool worker
-# and 34 team threads: the 32 seats of the mask and 4 past it, which renumber after those). Before,
-# only gangs of up to 32 were held, and a wider one whose threads could not all start waited
-# for them forever. As bin, for RLIMIT_NPROC's count, as above.
+# and 34 team threads: the 32 seats of the mask and 4 past it, which renumber after those), 20
+# regions. Before, only gangs of up to 32 were held, and a wider one whose threads could not all
+# start waited for them forever. As bin, for RLIMIT_NPROC's count, as above.
 poolshim_process_test(openmp wide_team_shrinks_when_some_threads_cannot_start TIMEOUT 90
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/core_driver.py --timeout 60
     --preload $<TARGET_FILE:poolshim> --env POOLSHIM_NUM_THREADS=2 --expect shrunk=yes
-    --expect numbers=ok --expect status=ok --as-user bin
-    -- prlimit --nproc=36:36 $<TARGET_FILE:openmp_short_team> 40)
+    --expect numbers=ok --expect status=ok --expect teams=same --as-user bin
+    -- prlimit --nproc=36:36 $<TARGET_FILE:openmp_short_team> 40 20)
 
 # Teams under OMP_DYNAMIC=true at loads 0.00, 0.85, 0.95 and 1.50 (a getloadavg of the test's
 # own, preloaded): the same sizes without the shim and under it.
