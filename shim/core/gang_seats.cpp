@@ -279,10 +279,10 @@ uint32_t retract_seats(Slot& s, unsigned n) {
       continue;  // w was reloaded
     POOLSHIM_ASSERT(members_of(w) == n && seat_of(w) >= kAffine && seat_of(w) <= n);
     past = seat_of(w) - kAffine;
-    if (kept == team && past == n - kAffine) return 0;  // all claimed: the caller's seated()
-  } else if (kept == team) {
-    return 0;  // the last seat was claimed meanwhile: its claim released them
   }
+  // Every seat was claimed meanwhile: the gang runs whole (released by the last claim, or past
+  // kAffine by the caller's seated()).
+  if (kept == team && past == (n > kAffine ? n - kAffine : 0)) return 0;
   s.kept_past_mask.store(past, std::memory_order_relaxed);  // published by release_held
   if (kept == 1 && past == 0) close_slot(s, 1);             // nobody else runs in it
   return kept;
